@@ -1,0 +1,1 @@
+"""Hungry: the rules engine (``engine``), the PettingZoo environment (``env``) and renderers."""

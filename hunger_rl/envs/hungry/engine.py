@@ -1,0 +1,467 @@
+"""Rules engine of Hungry: a plain, seedable, serialisable state machine.
+
+No PettingZoo or torch here: tests, wrappers, baselines and search all drive this module.
+
+Encodings (shared with the environment and the batched engine):
+
+- colours in the order red, blue, green, yellow, purple (index 0-4); stars 1-5;
+- ``card_type = 5 * colour + (stars - 1)`` (0-24); the deck holds two cards of each type (H1);
+- ``action = 2 * card_type + destination`` (0-49), destination 0 = holiday home, 1 = hotel;
+- resorts 0-4 are the holiday homes of 1-5 stars, resorts 5-9 the hotels in colour order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+COLOURS = ("red", "blue", "green", "yellow", "purple")
+NUM_COLOURS = 5
+NUM_STARS = 5
+NUM_CARD_TYPES = NUM_COLOURS * NUM_STARS
+COPIES_PER_TYPE = 2
+DECK_SIZE = NUM_CARD_TYPES * COPIES_PER_TYPE
+NUM_ACTIONS = 2 * NUM_CARD_TYPES
+NUM_RESORTS = 10
+HOME, HOTEL = 0, 1
+REMOVED_CARDS = 2
+HAND_SIZE = 8
+TOTAL_PLAYS = DECK_SIZE - REMOVED_CARDS
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+HOTEL_POINTS = 5
+SECOND_PLACE_POINTS = 1
+TWO_HOMES_BONUS = 5
+TIED_SECOND_RULES = ("next", "void")
+
+FULL_DECK = tuple(t for t in range(NUM_CARD_TYPES) for _ in range(COPIES_PER_TYPE))
+
+
+def card_type(colour: int, stars: int) -> int:
+    """Card type index of a card of colour index ``colour`` (0-4) and ``stars`` (1-5)."""
+    if not (0 <= colour < NUM_COLOURS and 1 <= stars <= NUM_STARS):
+        raise ValueError(f"no card of colour {colour} and {stars} stars")
+    return NUM_STARS * colour + stars - 1
+
+
+def card_colour(card: int) -> int:
+    return card // NUM_STARS
+
+
+def card_stars(card: int) -> int:
+    return card % NUM_STARS + 1
+
+
+def card_name(card: int) -> str:
+    return f"{COLOURS[card_colour(card)]}-{card_stars(card)}"
+
+
+def encode_action(card: int, destination: int) -> int:
+    """Action that plays a card of type ``card`` to ``destination`` (HOME or HOTEL)."""
+    if not 0 <= card < NUM_CARD_TYPES or destination not in (HOME, HOTEL):
+        raise ValueError(f"no action plays card type {card} to destination {destination}")
+    return 2 * card + destination
+
+
+def decode_action(action: int) -> tuple[int, int]:
+    """``(card_type, destination)`` of an action."""
+    if not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action {action} is outside 0..{NUM_ACTIONS - 1}")
+    return action // 2, action % 2
+
+
+def action_resort(action: int) -> int:
+    """Resort (0-4 homes by stars, 5-9 hotels by colour) that an action places a tourist at."""
+    card, destination = action // 2, action % 2
+    if destination == HOME:
+        return card % NUM_STARS
+    return NUM_STARS + card // NUM_STARS
+
+
+def resort_name(resort: int) -> str:
+    if resort < NUM_STARS:
+        return f"home {resort + 1}*"
+    return f"{COLOURS[resort - NUM_STARS]} hotel"
+
+
+def describe_action(action: int) -> str:
+    card, _ = decode_action(action)
+    return f"{card_name(card)} -> {resort_name(action_resort(action))}"
+
+
+# ACTION_RESORT[a] without a Python call per use: the hot paths index it.
+ACTION_RESORT = tuple(action_resort(a) for a in range(NUM_ACTIONS))
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow in the current state."""
+
+
+Places = tuple[int | None, int | None]
+
+
+def resort_places(counts: Sequence[int], tied_second: str = "next") -> Places:
+    """First and second place at one resort from each player's tourist count there (H6).
+
+    Players with no tourist never place. Distinct counts are walked from high to low; a count
+    held by several players is skipped (those players score nothing). With
+    ``tied_second="void"`` a tie on the count right below first place voids second place.
+    """
+    holders: dict[int, list[int]] = {}
+    for player, count in enumerate(counts):
+        if count > 0:
+            holders.setdefault(count, []).append(player)
+    first = second = None
+    for count in sorted(holders, reverse=True):
+        players = holders[count]
+        if first is None:
+            if len(players) == 1:
+                first = players[0]
+            continue
+        if len(players) == 1:
+            second = players[0]
+            break
+        if tied_second == "void":
+            break
+    return first, second
+
+
+@dataclass(frozen=True)
+class PlayerScore:
+    """One player's score: the tiles, tokens and bonus that make up its total (H7, H8)."""
+
+    home_tiles: tuple[int, ...]  # star ratings of the holiday homes won
+    hotel_tiles: tuple[int, ...]  # colour indices of the hotels won
+    second_places: int
+    bonus: int
+    total: int
+
+    def as_dict(self) -> dict:
+        return {
+            "home_tiles": list(self.home_tiles),
+            "hotel_tiles": [COLOURS[c] for c in self.hotel_tiles],
+            "second_places": self.second_places,
+            "bonus": self.bonus,
+            "total": self.total,
+        }
+
+
+@dataclass(frozen=True)
+class Score:
+    """Scores of every player and the winners (a shared draw lists several)."""
+
+    players: tuple[PlayerScore, ...]
+    winners: tuple[int, ...]
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        return tuple(p.total for p in self.players)
+
+
+def score_resorts(resort_counts: Sequence[Sequence[int]], tied_second: str = "next") -> Score:
+    """Score a game from ``resort_counts[player][resort]`` (H6-H9)."""
+    places = [
+        resort_places([c[resort] for c in resort_counts], tied_second)
+        for resort in range(NUM_RESORTS)
+    ]
+    return _score_from_places(len(resort_counts), places)
+
+
+def _score_from_places(num_players: int, places: Sequence[Places]) -> Score:
+    """Tiles, tokens, the two-home bonus and the winners from each resort's places (H7-H9)."""
+    homes: list[list[int]] = [[] for _ in range(num_players)]
+    hotels: list[list[int]] = [[] for _ in range(num_players)]
+    seconds = [0] * num_players
+    bonus = [0] * num_players
+    bonus_given = False
+    # Homes in order 1 to 5 stars: the bonus goes to the first player to hold two (H8).
+    for resort, (first, second) in enumerate(places):
+        if second is not None:
+            seconds[second] += 1
+        if first is None:
+            continue
+        if resort < NUM_STARS:
+            homes[first].append(resort + 1)
+            if not bonus_given and len(homes[first]) == 2:
+                bonus[first] = TWO_HOMES_BONUS
+                bonus_given = True
+        else:
+            hotels[first].append(resort - NUM_STARS)
+    players = tuple(
+        PlayerScore(
+            home_tiles=tuple(homes[p]),
+            hotel_tiles=tuple(hotels[p]),
+            second_places=seconds[p],
+            bonus=bonus[p],
+            total=sum(homes[p]) + HOTEL_POINTS * len(hotels[p]) + seconds[p] + bonus[p],
+        )
+        for p in range(num_players)
+    )
+    return Score(players=players, winners=_winners(players))
+
+
+def _winners(players: Sequence[PlayerScore]) -> tuple[int, ...]:
+    """Highest total; among tied players the lowest-star home tile wins, else a draw (H9)."""
+    best = max(p.total for p in players)
+    tied = [i for i, p in enumerate(players) if p.total == best]
+    if len(tied) == 1:
+        return (tied[0],)
+    holding = [(min(players[i].home_tiles), i) for i in tied if players[i].home_tiles]
+    if not holding:
+        return tuple(tied)
+    # Each home tile has one owner, so the lowest one among tied holders is unique.
+    return (min(holding)[1],)
+
+
+class HungryState:
+    """The full state of one game of Hungry.
+
+    ``hands[p][t]`` counts player ``p``'s cards of type ``t``; ``placed[p][a]`` counts the
+    tourists ``p`` placed by action ``a`` (so card type and destination); ``resort_counts[p][r]``
+    counts ``p``'s tourists at resort ``r``; ``deck`` is the draw pile, top first.
+    """
+
+    __slots__ = (
+        "num_players",
+        "tied_second",
+        "removed",
+        "deck",
+        "hands",
+        "hand_sizes",
+        "placed",
+        "resort_counts",
+        "current_player",
+        "num_plays",
+        "history",
+        "places",
+    )
+
+    def __init__(
+        self,
+        num_players: int,
+        removed: list[int],
+        deck: list[int],
+        hands: list[list[int]],
+        placed: list[list[int]],
+        current_player: int,
+        history: list[int],
+        tied_second: str = "next",
+    ):
+        self.num_players = num_players
+        self.tied_second = tied_second
+        self.removed = removed
+        self.deck = deck
+        self.hands = hands
+        self.hand_sizes = [sum(h) for h in hands]
+        self.placed = placed
+        self.resort_counts = [[0] * NUM_RESORTS for _ in range(num_players)]
+        for player, counts in enumerate(placed):
+            for action, n in enumerate(counts):
+                self.resort_counts[player][ACTION_RESORT[action]] += n
+        self.current_player = current_player
+        self.history = history
+        self.num_plays = len(history)
+        self.places = [self._resort_places(r) for r in range(NUM_RESORTS)]
+
+    # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def new_game(
+        cls,
+        num_players: int,
+        rng: np.random.Generator | None = None,
+        deck: Sequence[int] | None = None,
+        first_player: int = 0,
+        tied_second: str = "next",
+    ) -> HungryState:
+        """Shuffle (or take ``deck``, 50 card types top first), remove 2, deal 8 each (H2)."""
+        check_num_players(num_players)
+        if tied_second not in TIED_SECOND_RULES:
+            raise ValueError(f"tied_second must be one of {TIED_SECOND_RULES}, got {tied_second!r}")
+        if not 0 <= first_player < num_players:
+            raise ValueError(f"first_player {first_player} is not a seat of {num_players} players")
+        if deck is None:
+            rng = rng if rng is not None else np.random.default_rng()
+            order = [int(c) for c in rng.permutation(np.array(FULL_DECK))]
+        else:
+            order = validate_deck(deck)
+        removed, rest = order[:REMOVED_CARDS], order[REMOVED_CARDS:]
+        hands = [[0] * NUM_CARD_TYPES for _ in range(num_players)]
+        for player in range(num_players):
+            for card in rest[player * HAND_SIZE : (player + 1) * HAND_SIZE]:
+                hands[player][card] += 1
+        return cls(
+            num_players=num_players,
+            removed=removed,
+            deck=rest[num_players * HAND_SIZE :],
+            hands=hands,
+            placed=[[0] * NUM_ACTIONS for _ in range(num_players)],
+            current_player=first_player,
+            history=[],
+            tied_second=tied_second,
+        )
+
+    def clone(self) -> HungryState:
+        other = HungryState.__new__(HungryState)
+        other.num_players = self.num_players
+        other.tied_second = self.tied_second
+        other.removed = list(self.removed)
+        other.deck = list(self.deck)
+        other.hands = [list(h) for h in self.hands]
+        other.hand_sizes = list(self.hand_sizes)
+        other.placed = [list(p) for p in self.placed]
+        other.resort_counts = [list(r) for r in self.resort_counts]
+        other.current_player = self.current_player
+        other.num_plays = self.num_plays
+        other.history = list(self.history)
+        other.places = list(self.places)
+        return other
+
+    def to_dict(self) -> dict:
+        """A JSON-serialisable snapshot; :meth:`from_dict` restores it exactly."""
+        return {
+            "num_players": self.num_players,
+            "tied_second": self.tied_second,
+            "removed": list(self.removed),
+            "deck": list(self.deck),
+            "hands": [list(h) for h in self.hands],
+            "placed": [list(p) for p in self.placed],
+            "current_player": self.current_player,
+            "history": list(self.history),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> HungryState:
+        """Rebuild a state from :meth:`to_dict` output, checking that it is a consistent game."""
+        try:
+            num_players = int(data["num_players"])
+            check_num_players(num_players)
+            hands = [[int(n) for n in h] for h in data["hands"]]
+            placed = [[int(n) for n in p] for p in data["placed"]]
+            removed = [int(c) for c in data["removed"]]
+            deck = [int(c) for c in data["deck"]]
+            history = [int(a) for a in data["history"]]
+            current_player = int(data["current_player"])
+            tied_second = str(data.get("tied_second", "next"))
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"not a Hungry state: {error!r}") from error
+        if len(hands) != num_players or len(placed) != num_players:
+            raise ValueError("hands and placed need one row per player")
+        if any(len(h) != NUM_CARD_TYPES for h in hands) or any(
+            len(p) != NUM_ACTIONS for p in placed
+        ):
+            raise ValueError(f"hand rows need {NUM_CARD_TYPES} counts, placed rows {NUM_ACTIONS}")
+        counts = [0] * NUM_CARD_TYPES
+        for card in removed + deck:
+            if not 0 <= card < NUM_CARD_TYPES:
+                raise ValueError(f"card type {card} is outside 0..{NUM_CARD_TYPES - 1}")
+            counts[card] += 1
+        for player in range(num_players):
+            for card in range(NUM_CARD_TYPES):
+                counts[card] += hands[player][card]
+                counts[card] += placed[player][2 * card] + placed[player][2 * card + 1]
+        if any(n != COPIES_PER_TYPE for n in counts) or any(
+            n < 0 for row in hands + placed for n in row
+        ):
+            raise ValueError("the state does not hold each card type exactly twice")
+        if len(removed) != REMOVED_CARDS or not 0 <= current_player < num_players:
+            raise ValueError("bad removed cards or current player")
+        if len(history) != sum(map(sum, placed)):
+            raise ValueError("history length does not match the placed cards")
+        if tied_second not in TIED_SECOND_RULES:
+            raise ValueError(f"tied_second must be one of {TIED_SECOND_RULES}")
+        return cls(num_players, removed, deck, hands, placed, current_player, history, tied_second)
+
+    # -- queries ------------------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.num_plays == TOTAL_PLAYS
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """Actions ``player`` (default: the player to move) may take; none when not its turn."""
+        player = self.current_player if player is None else player
+        if self.is_over or player != self.current_player:
+            return []
+        hand = self.hands[player]
+        return [a for card in range(NUM_CARD_TYPES) if hand[card] for a in (2 * card, 2 * card + 1)]
+
+    def legal_mask(self, player: int | None = None) -> np.ndarray:
+        """Legal actions of ``player`` as a 0/1 int8 vector of length 50."""
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[self.legal_actions(player)] = 1
+        return mask
+
+    def score(self) -> Score:
+        """The score as if the game ended now (the final score once it is over)."""
+        return _score_from_places(self.num_players, self.places)
+
+    def _resort_places(self, resort: int) -> Places:
+        return resort_places([c[resort] for c in self.resort_counts], self.tied_second)
+
+    def unseen_counts(self, player: int) -> list[int]:
+        """Per card type, the copies ``player`` has not seen (other hands, deck, removed)."""
+        hand = self.hands[player]
+        unseen = []
+        for card in range(NUM_CARD_TYPES):
+            placed = sum(p[2 * card] + p[2 * card + 1] for p in self.placed)
+            unseen.append(COPIES_PER_TYPE - hand[card] - placed)
+        return unseen
+
+    # -- transitions --------------------------------------------------------------------------
+
+    def apply_action(self, action: int) -> None:
+        """The current player plays ``action``, then draws if the deck is not empty (H4)."""
+        if self.is_over:
+            raise IllegalActionError("the game is over; no more actions can be played")
+        player = self.current_player
+        card = action // 2
+        if not (0 <= action < NUM_ACTIONS) or not self.hands[player][card]:
+            raise IllegalActionError(
+                f"action {action} is not legal for player {player}; legal: {self.legal_actions()}"
+            )
+        hand = self.hands[player]
+        hand[card] -= 1
+        self.placed[player][action] += 1
+        resort = ACTION_RESORT[action]
+        self.resort_counts[player][resort] += 1
+        self.places[resort] = self._resort_places(resort)
+        if self.deck:
+            hand[self.deck.pop(0)] += 1
+        else:
+            self.hand_sizes[player] -= 1
+        self.history.append(action)
+        self.num_plays += 1
+        self.current_player = (player + 1) % self.num_players
+
+
+def check_num_players(num_players: int) -> None:
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+        raise TypeError(f"num_players must be an int, got {type(num_players).__name__}")
+    if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise ValueError(
+            f"Hungry is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got num_players={num_players}"
+        )
+
+
+def validate_deck(deck: Sequence[int]) -> list[int]:
+    """Check that ``deck`` is an order of exactly the 50 cards (two of each type)."""
+    if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence | np.ndarray):
+        raise ValueError(f"deck must be a sequence of card types, got {type(deck).__name__}")
+    not_ints = [c for c in deck if isinstance(c, bool) or not isinstance(c, int | np.integer)]
+    if not_ints:
+        raise ValueError(f"deck entries must be integer card types 0..24, got {not_ints[:5]}")
+    order = [int(c) for c in deck]
+    if len(order) != DECK_SIZE:
+        raise ValueError(f"deck must hold exactly {DECK_SIZE} cards, got {len(order)}")
+    bad = sorted({c for c in order if not 0 <= c < NUM_CARD_TYPES})
+    if bad:
+        raise ValueError(f"deck holds card types outside 0..{NUM_CARD_TYPES - 1}: {bad}")
+    counts = np.bincount(order, minlength=NUM_CARD_TYPES)
+    wrong = {card_name(c): int(n) for c, n in enumerate(counts) if n != COPIES_PER_TYPE}
+    if wrong:
+        raise ValueError(
+            f"deck must hold each card type exactly {COPIES_PER_TYPE} times; wrong counts: {wrong}"
+        )
+    return order

@@ -1,0 +1,316 @@
+"""PettingZoo AEC environment over the Hungry rules engine (see ``hunger_rl.envs.hungry_v0``)."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections import OrderedDict
+from typing import TextIO
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from hunger_rl.envs.hungry import render
+from hunger_rl.envs.hungry.engine import (
+    COPIES_PER_TYPE,
+    HAND_SIZE,
+    NUM_ACTIONS,
+    NUM_CARD_TYPES,
+    TIED_SECOND_RULES,
+    TOTAL_PLAYS,
+    HungryState,
+    IllegalActionError,
+    check_num_players,
+    describe_action,
+)
+from hunger_rl.envs.rewards import r1_rewards
+
+REWARD_MODES = ("win", "score")
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+RESET_OPTIONS = ("deck",)
+# "score" rewards: (own total - mean of the others' totals) / SCORE_SCALE, zero-sum.
+SCORE_SCALE = 10.0
+# Highest total a player can reach: 15 home points + 25 hotel points + 10 seconds + 5 bonus
+# bounds it loosely; seconds and firsts at one resort exclude each other, so 55 is safe.
+MAX_SCORE = 55
+
+
+def observation_layout(num_players: int) -> OrderedDict[str, slice]:
+    """Named slices of the flat observation vector, for ``num_players`` players.
+
+    Seats are relative: seat 0 is the observer, seat k the player k places after it in turn order.
+    """
+    check_num_players(num_players)
+    sizes = [
+        ("hand", NUM_CARD_TYPES),
+        ("placed", num_players * NUM_ACTIONS),
+        ("hand_sizes", num_players),
+        ("deck_size", 1),
+        ("unseen", NUM_CARD_TYPES),
+        ("scores", num_players),
+        ("to_move", num_players),
+    ]
+    layout: OrderedDict[str, slice] = OrderedDict()
+    start = 0
+    for name, size in sizes:
+        layout[name] = slice(start, start + size)
+        start += size
+    return layout
+
+
+def _observation_high(num_players: int) -> np.ndarray:
+    layout = observation_layout(num_players)
+    high = np.empty(layout["to_move"].stop, dtype=np.float32)
+    high[layout["hand"]] = COPIES_PER_TYPE
+    high[layout["placed"]] = COPIES_PER_TYPE
+    high[layout["hand_sizes"]] = HAND_SIZE
+    high[layout["deck_size"]] = TOTAL_PLAYS
+    high[layout["unseen"]] = COPIES_PER_TYPE
+    high[layout["scores"]] = MAX_SCORE
+    high[layout["to_move"]] = 1
+    return high
+
+
+def check_action(action: object) -> int:
+    """Return ``action`` as an int, or raise a clear error for a wrong type or range."""
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = action.item()
+    if isinstance(action, bool) or not isinstance(action, int | np.integer):
+        raise TypeError(f"an action must be an integer in 0..{NUM_ACTIONS - 1}, got {action!r}")
+    if not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action {action} is outside the action space 0..{NUM_ACTIONS - 1}")
+    return int(action)
+
+
+class raw_env(AECEnv):
+    """Hungry for 2-4 players as a PettingZoo AEC environment. See ``hungry_v0`` for the card."""
+
+    metadata = {
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "name": "hungry_v0",
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        render_mode: str | None = None,
+        reward: str = "win",
+        first_player: str = "player_0",
+        tied_second: str = "next",
+    ):
+        super().__init__()
+        check_num_players(num_players)
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if first_player != "random" and first_player not in self.possible_agents:
+            raise ValueError(
+                f"first_player must be 'random' or one of {self.possible_agents}, "
+                f"got {first_player!r}"
+            )
+        if tied_second not in TIED_SECOND_RULES:
+            raise ValueError(f"tied_second must be one of {TIED_SECOND_RULES}, got {tied_second!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
+        self.num_players = num_players
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.first_player = first_player
+        self.tied_second = tied_second
+        self.observation_layout = observation_layout(num_players)
+        high = _observation_high(num_players)
+        observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: observation_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._rng = np.random.default_rng()
+        self.game: HungryState | None = None
+        self._scores_cache: tuple[int, np.ndarray] | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- episode ------------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game. ``options={"deck": [...]}`` fixes the 50-card order, top first."""
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:
+            # A warning, not an error: PettingZoo's api_test resets with made-up options.
+            warnings.warn(
+                f"ignoring unknown reset options {unknown}; known: {list(RESET_OPTIONS)}",
+                stacklevel=2,
+            )
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        if self.first_player == "random":
+            first = int(self._rng.integers(self.num_players))
+        else:
+            first = self.possible_agents.index(self.first_player)
+        self.game = HungryState.new_game(
+            self.num_players,
+            rng=self._rng,
+            deck=options.get("deck"),
+            first_player=first,
+            tied_second=self.tied_second,
+        )
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[first]
+        self._scores_cache = None
+
+    def step(self, action: object) -> None:
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        if not self.agents:
+            raise RuntimeError("the game is over and every agent has left; call reset()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise ValueError(
+                    f"{agent} has finished; a finished agent must be stepped with None, "
+                    f"got {action!r}"
+                )
+            self._was_dead_step(action)
+            return
+        action = check_action(action)
+        player = self.possible_agents.index(agent)
+        if not self.game.hands[player][action // 2]:
+            raise IllegalActionError(
+                f"{agent} cannot play action {action} ({describe_action(action)}): it holds no "
+                f"such card; legal actions: {self.game.legal_actions(player)}"
+            )
+        self._cumulative_rewards[agent] = 0.0
+        self.game.apply_action(action)
+        if self.game.is_over:
+            self._finish()
+        self.agent_selection = self.possible_agents[self.game.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _finish(self) -> None:
+        score = self.game.score()
+        winners = [self.possible_agents[p] for p in score.winners]
+        if self.reward_mode == "win":
+            rewards = r1_rewards(self.num_players, score.winners)
+        else:
+            totals = score.totals
+            n = self.num_players
+            rewards = [(t - (sum(totals) - t) / (n - 1)) / SCORE_SCALE for t in totals]
+        breakdown = {self.possible_agents[p]: s.as_dict() for p, s in enumerate(score.players)}
+        for player, agent in enumerate(self.possible_agents):
+            self.rewards[agent] = rewards[player]
+            self.terminations[agent] = True
+            self.infos[agent] = {
+                "score": score.players[player].total,
+                "breakdown": breakdown,
+                "winners": winners,
+            }
+
+    # -- observations -------------------------------------------------------------------------
+
+    def _public_scores(self) -> np.ndarray:
+        """Current totals by absolute seat; computed once per play, shared by all observers."""
+        game = self.game
+        if self._scores_cache is None or self._scores_cache[0] != game.num_plays:
+            totals = np.array(game.score().totals, dtype=np.float32)
+            self._scores_cache = (game.num_plays, totals)
+        return self._scores_cache[1]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        game = self.game
+        n = self.num_players
+        player = self.possible_agents.index(agent)
+        seats = [(player + k) % n for k in range(n)]
+        layout = self.observation_layout
+        obs = np.empty(layout["to_move"].stop, dtype=np.float32)
+        obs[layout["hand"]] = game.hands[player]
+        placed = obs[layout["placed"]]
+        placed[:] = [x for seat in seats for x in game.placed[seat]]
+        obs[layout["hand_sizes"]] = [game.hand_sizes[seat] for seat in seats]
+        obs[layout["deck_size"]] = len(game.deck)
+        played = placed.reshape(n, NUM_CARD_TYPES, 2).sum(axis=(0, 2))
+        obs[layout["unseen"]] = COPIES_PER_TYPE - obs[layout["hand"]] - played
+        obs[layout["scores"]] = self._public_scores()[seats]
+        to_move = obs[layout["to_move"]]
+        to_move[:] = 0
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if not game.is_over:
+            to_move[(game.current_player - player) % n] = 1
+            if game.current_player == player:
+                hand = np.asarray(game.hands[player]) > 0
+                mask[0::2] = hand
+                mask[1::2] = hand
+        return {"observation": obs, "action_mask": mask}
+
+    # -- rendering ----------------------------------------------------------------------------
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            return None
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        text = render.ansi_table(self.game, self.possible_agents)
+        if self.render_mode == "ansi":
+            return text
+        if self.render_mode == "rgb_array":
+            return render.rgb_table(self.game, self.possible_agents)
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+def env(illegal_action: str = "raise", **kwargs) -> AECEnv:
+    """``raw_env`` in PettingZoo's standard wrappers.
+
+    ``OrderEnforcingWrapper`` always. ``AssertOutOfBoundsWrapper`` is left out: ``raw_env``
+    already rejects a wrong type or range with an error that names the action.
+    ``illegal_action="raise"`` (default) raises :class:`IllegalActionError` on a masked action,
+    leaving the game unchanged; ``"terminate"`` follows PettingZoo's ``TerminateIllegalWrapper``:
+    the game ends, the offender gets -1 and everybody else 0.
+    """
+    if illegal_action not in ILLEGAL_ACTION_MODES:
+        raise ValueError(
+            f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}"
+        )
+    wrapped: AECEnv = raw_env(**kwargs)
+    if illegal_action == "terminate":
+        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+def demo(num_players: int = 2, seed: int = 0, out: TextIO = sys.stdout) -> None:
+    """Print one game of uniformly random legal plays, turn by turn, then the final table."""
+    game_env = raw_env(num_players=num_players, render_mode="ansi")
+    game_env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    print(game_env.render(), file=out)
+    for agent in game_env.agent_iter():
+        observation, _, termination, truncation, _ = game_env.last()
+        if termination or truncation:
+            game_env.step(None)
+            continue
+        action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+        print(f"{agent}: {describe_action(action)}", file=out)
+        game_env.step(action)
+    print(game_env.render(), file=out)

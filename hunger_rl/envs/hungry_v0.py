@@ -1,0 +1,96 @@
+"""# Hungry (``hungry_v0``)
+
+| | |
+|---|---|
+| Import | `from hunger_rl.envs import hungry_v0` |
+| API | AEC (turn-based) |
+| Agents | `player_0` .. `player_{N-1}`, N = 2-4 |
+| Actions | `Discrete(50)` |
+| Observation | `Dict(observation=Box(float32, (51 + 52 N,)), action_mask=Box(0, 1, (50,), int8))` |
+| Episode | exactly 48 plays (rulings H2, H4) |
+| Reward | terminal only; R1 win share by default |
+
+Each turn the player to move sends one tourist card from its hand to the card's holiday home
+(its star count) or to the hotel of its colour, then draws while the deck lasts. After 48 plays
+the ten resorts are scored by majority: a tie at any count voids that count and lets the next
+player move up (H6); first place scores the home's stars or 5 at a hotel, second place 1 (H7); the
+first player to hold two home tiles, scoring homes from 1 to 5 stars, gets 5 more (H8). Ties on
+the total go to the tied player holding the lowest-star home, else they share a draw (H9).
+
+## Actions
+`action = 2 * card_type + destination`, with `card_type = 5 * colour + (stars - 1)`, colours in
+the order red, blue, green, yellow, purple, and destination 0 = holiday home, 1 = hotel.
+`encode_action`, `decode_action`, `card_type` and `describe_action` convert.
+The mask marks both destinations of every card type in the mover's hand; a waiting agent's mask
+is all zero.
+
+## Observation
+A float32 vector from the observer's seat: seat 0 is the observer, seat k is the player k turns
+after it. `raw_env.observation_layout` (or `observation_layout(N)`) names the slices:
+
+| slice | size | content |
+|---|---|---|
+| `hand` | 25 | the observer's cards per card type (0-2) |
+| `placed` | 50 N | per seat, tourists placed per action index (card type x destination) |
+| `hand_sizes` | N | cards in hand per seat |
+| `deck_size` | 1 | cards left in the draw deck |
+| `unseen` | 25 | per card type, copies the observer has not seen (other hands, deck, the 2 removed) |
+| `scores` | N | each seat's total if the game ended now (public) |
+| `to_move` | N | one-hot seat of the player to move (all zero at the end) |
+
+Only public information and the observer's own hand are present (H5).
+
+## Arguments
+`env(num_players=2, render_mode=None, reward="win", first_player="player_0",
+tied_second="next", illegal_action="raise")`
+- `reward`: `"win"` is R1: `N/(N-1) * (w - 1/N)` with win share w (1 sole win, 1/k in a k-way
+  draw), so a sole win is +1 and rewards sum to zero. `"score"`: (own total - mean of the other
+  players' totals) / 10, also zero-sum.
+- `first_player`: `"player_0"` (H3) or any agent name, or `"random"` (seeded by `reset`).
+- `tied_second`: `"next"` (H6) or `"void"` (a tie right below first place gives no token).
+- `illegal_action`: `"raise"` raises `IllegalActionError` naming the action and the legal ones,
+  with the game unchanged; `"terminate"` ends the game with -1 for the offender
+  (PettingZoo's `TerminateIllegalWrapper`).
+- `render_mode`: `"ansi"` (text table), `"rgb_array"` (the same table as an image), `"human"`.
+
+`reset(seed=None, options=None)`: `options={"deck": [...]}` fixes the full 50-card order as card
+types, top first; the first two are removed unseen, then 8 are dealt to each player in seat order.
+
+At the end every agent's `info` holds `score` (its total), `breakdown` (per agent: home tiles,
+hotel tiles, second places, bonus, total) and `winners` (agent names; several in a shared draw).
+"""
+
+from hunger_rl.envs.hungry.engine import (
+    COLOURS,
+    NUM_ACTIONS,
+    NUM_CARD_TYPES,
+    HungryState,
+    IllegalActionError,
+    card_colour,
+    card_name,
+    card_stars,
+    card_type,
+    decode_action,
+    describe_action,
+    encode_action,
+)
+from hunger_rl.envs.hungry.env import demo, env, observation_layout, raw_env
+
+__all__ = [
+    "COLOURS",
+    "NUM_ACTIONS",
+    "NUM_CARD_TYPES",
+    "HungryState",
+    "IllegalActionError",
+    "card_colour",
+    "card_name",
+    "card_stars",
+    "card_type",
+    "decode_action",
+    "demo",
+    "describe_action",
+    "encode_action",
+    "env",
+    "observation_layout",
+    "raw_env",
+]
