@@ -1,0 +1,1 @@
+"""HUNGER: The Show: rules engine (``engine``), decision objects (``decisions``), environment."""

@@ -1,0 +1,170 @@
+"""Every choice other than the daily pick (ruling S19), made by a per-player decision object.
+
+The engine asks the decision object of the player who makes a choice. ``DefaultDecisions``
+implements the binding default rules of S19; a caller may subclass it and override any method
+(scenario tests script the rulebook's example this way, and a later full-decision mode can plug
+an agent in here). Every method receives the live ``ShowGame`` as ``game``: read it, never
+change it. Seeded random tie-breaks use ``game.rng`` so that games stay reproducible.
+
+Token ids are engine handles; read a token with ``game.category[t]``, ``game.value[t]``,
+``game.raft_kind[t]`` and ask ``game.knows(player, t)`` whether a player remembers its value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from hunger_rl.envs.hunger_show.tokens import CAN, CHICKEN, COCONUT, FRUIT, RAFT
+
+if TYPE_CHECKING:
+    from hunger_rl.envs.hunger_show.engine import ShowGame
+
+# S19: takers prefer raft, then chicken, fruit, can, coconut.
+TAKE_ORDER = (RAFT, CHICKEN, FRUIT, CAN, COCONUT)
+# S19: a giver parts first with the cheapest food; at equal value coconut, fruit, chicken, can.
+GIFT_FOOD_RANK = {COCONUT: 0, FRUIT: 1, CHICKEN: 2, CAN: 3}
+# S19: supper prefers paying with cans, then coconuts, fruit, chicken.
+SUPPER_RANK = {CAN: 0, COCONUT: 1, FRUIT: 2, CHICKEN: 3}
+# Value patterns of a supper with no superfluous token (removing any token leaves less than 4),
+# by least overpay, then fewest tokens, then (remaining ties) the larger highest token.
+SUPPER_PATTERNS = ((4,), (3, 1), (2, 2), (2, 1, 1), (1, 1, 1, 1), (3, 2), (3, 3))
+
+
+def raft_sets_and_units(game: ShowGame, tokens: Sequence[int]) -> tuple[int, int]:
+    """(raft sets, leftover raft units) of a group of tokens (S17)."""
+    units = [0, 0]
+    for token in tokens:
+        if game.category[token] == RAFT:
+            units[game.raft_kind[token]] += game.value[token]
+    sets = min(units)
+    return sets, units[0] + units[1] - 2 * sets
+
+
+class DefaultDecisions:
+    """The default rules of S19. Subclass and override a method to script one choice."""
+
+    def take(self, game: ShowGame, taker: int, candidates: Sequence[int]) -> int:
+        """Pick one of ``candidates`` (another player's tokens, or a location's loot) to take.
+
+        Used by thieves sharing loot, guards taking from a thief, rat plague and Arnold. By
+        category raft, chicken, fruit, can, coconut; inside it the highest value the taker
+        remembers, else a seeded random one.
+        """
+        category_of, bit = game.category, 1 << taker
+        for category in TAKE_ORDER:
+            in_category = [t for t in candidates if category_of[t] == category]
+            if not in_category:
+                continue
+            known = [t for t in in_category if game.known[t] & bit]
+            if known:
+                return max(known, key=game.value.__getitem__)
+            return in_category[game.rng.randrange(len(in_category))]
+        raise ValueError("take() called without candidates")
+
+    def campsite_theft(self, game: ShowGame, thief: int, amount: int) -> list[int]:
+        """Tokens a free Campsite thief steals (S12): up to ``amount`` tokens of other players.
+
+        Robs the living player with the most raft tokens (ties: most tokens, then playing
+        order); when that player runs out, goes on to the next one by the same order.
+        """
+        position = game.order_position()
+        victims = sorted(
+            (p for p in game.living() if p != thief),
+            key=lambda p: (-game.count_category(p, RAFT), -len(game.holdings[p]), position[p]),
+        )
+        stolen: list[int] = []
+        for victim in victims:
+            candidates = list(game.holdings[victim])
+            while candidates and len(stolen) < amount:
+                token = self.take(game, thief, candidates)
+                stolen.append(token)
+                candidates.remove(token)
+            if len(stolen) == amount:
+                break
+        return stolen
+
+    def pick_thief(self, game: ShowGame, guard: int, guards: Sequence[int],
+                   thieves: Sequence[int], takeable: dict[int, list[int]]) -> int:
+        """Which caught thief one of two guards takes from (S11, S19): the thief in the same
+        position of playing order as the guard, or the other if that one has nothing left."""
+        preferred = thieves[min(guards.index(guard), len(thieves) - 1)]
+        if takeable[preferred]:
+            return preferred
+        return next((t for t in thieves if takeable[t]), preferred)
+
+    def pick_guard(self, game: ShowGame, giver: int, guards: Sequence[int]) -> int:
+        """Which of two guards receives this giver's gift: fewer tokens, then playing order."""
+        return min(guards, key=lambda g: len(game.holdings[g]))
+
+    def gift(self, game: ShowGame, giver: int, guard: int) -> int:
+        """The token the giver hands to a guard: the one whose loss lowers its ranking key
+        least. Food first, lowest value (at equal value coconut, fruit, chicken, can); then the
+        raft token whose loss leaves the best (sets, leftover units)."""
+        holding = game.holdings[giver]
+        food = [t for t in holding if game.category[t] != RAFT]
+        if food:
+            return min(food, key=lambda t: (game.value[t], GIFT_FOOD_RANK[game.category[t]]))
+        return max(holding, key=lambda t: raft_sets_and_units(
+            game, [o for o in holding if o != t]))
+
+    def supper(self, game: ShowGame, player: int) -> list[int]:
+        """Food tokens to eat (S15, S19): a set worth at least 4 with no superfluous token; the
+        least overpay, then the fewest tokens, then the most cans, coconuts, fruit in turn.
+        Called only when the player's food is worth at least 4."""
+        by_value: dict[int, list[int]] = {}
+        for token in game.holdings[player]:
+            if game.category[token] != RAFT and game.value[token] > 0:
+                by_value.setdefault(game.value[token], []).append(token)
+        for tokens in by_value.values():
+            tokens.sort(key=lambda t: (SUPPER_RANK[game.category[t]], t))
+        best: tuple | None = None
+        for rank, pattern in enumerate(SUPPER_PATTERNS):
+            needed: dict[int, int] = {}
+            for value in pattern:
+                needed[value] = needed.get(value, 0) + 1
+            if any(len(by_value.get(v, ())) < n for v, n in needed.items()):
+                continue
+            chosen = [t for v, n in needed.items() for t in by_value[v][:n]]
+            mix = sorted(SUPPER_RANK[game.category[t]] for t in chosen)
+            key = (sum(pattern) - 4, len(pattern), mix, rank)
+            if best is None or key < best[0]:
+                best = (key, chosen)
+        if best is None:
+            raise ValueError(f"player {player} cannot pay for supper")
+        return best[1]
+
+    def reject(self, game: ShowGame, player: int, drawn: Sequence[int]) -> tuple[int, bool]:
+        """Eagle eye / Raptor / Sweet (S20): which drawn token goes back, and whether to the
+        bottom (True) or the top of the pile. Rejects the token whose loss hurts least (raft:
+        keep the most sets, then units; food: the lowest value), to the bottom."""
+        if game.category[drawn[0]] == RAFT:
+            holding = game.holdings[player]
+
+            def kept_key(rejected: int) -> tuple[int, int]:
+                kept = [t for t in drawn if t != rejected]
+                sets, leftover = raft_sets_and_units(game, list(holding) + kept)
+                return sets, 2 * sets + leftover
+
+            return max(drawn, key=kept_key), True
+        return min(drawn, key=game.value.__getitem__), True
+
+    def ninja_hide(self, game: ShowGame, ninja: int) -> list[int]:
+        """Up to 2 tokens a caught Ninja protects from the guards (S20): raft tokens that
+        complete sets first (most units first), then the highest food, then other raft."""
+        holding = game.holdings[ninja]
+        sets, _ = raft_sets_and_units(game, holding)
+        completing, food, other_raft = [], [], []
+        for token in holding:
+            if game.category[token] != RAFT:
+                food.append(token)
+            elif raft_sets_and_units(game, [t for t in holding if t != token])[0] < sets:
+                completing.append(token)
+            else:
+                other_raft.append(token)
+        by_value = game.value.__getitem__
+        completing.sort(key=by_value, reverse=True)
+        food.sort(key=by_value, reverse=True)
+        other_raft.sort(key=by_value, reverse=True)
+        return (completing + food + other_raft)[:2]
+
