@@ -6,7 +6,7 @@
 | API | AEC (turn-based) |
 | Agents | `player_0` .. `player_{N-1}`, N = 2-4 |
 | Actions | `Discrete(50)` |
-| Observation | `Dict(observation=Box(float32, (51 + 52 N,)), action_mask=Box(0, 1, (50,), int8))` |
+| Observation | `Dict(observation=Box(float32, (51 + 53 N,)), action_mask=Box(0, 1, (50,), int8))` |
 | Episode | exactly 48 plays (rulings H2, H4) |
 | Reward | terminal only; R1 win share by default |
 
@@ -34,7 +34,7 @@ after it. `raw_env.observation_layout` (or `observation_layout(N)`) names the sl
 | `placed` | 50 N | per seat, tourists placed per action index (card type x destination) |
 | `hand_sizes` | N | cards in hand per seat |
 | `deck_size` | 1 | cards left in the draw deck |
-| `unseen` | 25 | per card type, copies the observer has not seen (other hands, deck, the 2 removed) |
+| `unseen` | 25 | per card type, copies not seen by the observer (other hands, deck, removed) |
 | `scores` | N | each seat's total if the game ended now (public) |
 | `to_move` | N | one-hot seat of the player to move (all zero at the end) |
 

@@ -108,21 +108,18 @@ def resort_places(counts: Sequence[int], tied_second: str = "next") -> Places:
     held by several players is skipped (those players score nothing). With
     ``tied_second="void"`` a tie on the count right below first place voids second place.
     """
-    holders: dict[int, list[int]] = {}
-    for player, count in enumerate(counts):
-        if count > 0:
-            holders.setdefault(count, []).append(player)
+    counts = list(counts)
     first = second = None
-    for count in sorted(holders, reverse=True):
-        players = holders[count]
-        if first is None:
-            if len(players) == 1:
-                first = players[0]
-            continue
-        if len(players) == 1:
-            second = players[0]
+    for count in sorted(set(counts), reverse=True):
+        if count == 0:
             break
-        if tied_second == "void":
+        if counts.count(count) == 1:
+            if first is None:
+                first = counts.index(count)
+                continue
+            second = counts.index(count)
+            break
+        if first is not None and tied_second == "void":
             break
     return first, second
 
@@ -214,12 +211,36 @@ def _winners(players: Sequence[PlayerScore]) -> tuple[int, ...]:
     return (min(holding)[1],)
 
 
+def totals_from_places(num_players: int, places: Sequence[Places]) -> list[int]:
+    """Each player's total from the resorts' places: the fast path of :func:`_score_from_places`."""
+    totals = [0] * num_players
+    homes_held = [0] * num_players
+    bonus_given = False
+    for resort, (first, second) in enumerate(places):
+        if second is not None:
+            totals[second] += SECOND_PLACE_POINTS
+        if first is None:
+            continue
+        if resort < NUM_STARS:
+            totals[first] += resort + 1
+            homes_held[first] += 1
+            if not bonus_given and homes_held[first] == 2:
+                totals[first] += TWO_HOMES_BONUS
+                bonus_given = True
+        else:
+            totals[first] += HOTEL_POINTS
+    return totals
+
+
 class HungryState:
     """The full state of one game of Hungry.
 
-    ``hands[p][t]`` counts player ``p``'s cards of type ``t``; ``placed[p][a]`` counts the
-    tourists ``p`` placed by action ``a`` (so card type and destination); ``resort_counts[p][r]``
-    counts ``p``'s tourists at resort ``r``; ``deck`` is the draw pile, top first.
+    ``hands[p, t]`` counts player ``p``'s cards of type ``t``; ``placed[p, a]`` counts the
+    tourists ``p`` placed by action ``a`` (so card type and destination); ``deck`` is the draw
+    pile, top first; ``history`` the actions played so far. The rest is derived and kept up to
+    date for speed: ``hand_sizes``, ``played`` (cards placed per type, all players),
+    ``resort_counts[p][r]`` (tourists of ``p`` at resort ``r``) and ``places`` (each resort's
+    first and second place).
     """
 
     __slots__ = (
@@ -228,12 +249,12 @@ class HungryState:
         "removed",
         "deck",
         "hands",
-        "hand_sizes",
         "placed",
-        "resort_counts",
         "current_player",
-        "num_plays",
         "history",
+        "hand_sizes",
+        "played",
+        "resort_counts",
         "places",
     )
 
@@ -242,8 +263,8 @@ class HungryState:
         num_players: int,
         removed: list[int],
         deck: list[int],
-        hands: list[list[int]],
-        placed: list[list[int]],
+        hands: np.ndarray,
+        placed: np.ndarray,
         current_player: int,
         history: list[int],
         tied_second: str = "next",
@@ -253,15 +274,15 @@ class HungryState:
         self.removed = removed
         self.deck = deck
         self.hands = hands
-        self.hand_sizes = [sum(h) for h in hands]
         self.placed = placed
-        self.resort_counts = [[0] * NUM_RESORTS for _ in range(num_players)]
-        for player, counts in enumerate(placed):
-            for action, n in enumerate(counts):
-                self.resort_counts[player][ACTION_RESORT[action]] += n
         self.current_player = current_player
         self.history = history
-        self.num_plays = len(history)
+        self.hand_sizes = hands.sum(axis=1)
+        self.played = placed.reshape(num_players, NUM_CARD_TYPES, 2).sum(axis=(0, 2))
+        self.resort_counts = [[0] * NUM_RESORTS for _ in range(num_players)]
+        for player in range(num_players):
+            for action in np.flatnonzero(placed[player]):
+                self.resort_counts[player][ACTION_RESORT[action]] += int(placed[player, action])
         self.places = [self._resort_places(r) for r in range(NUM_RESORTS)]
 
     # -- construction -------------------------------------------------------------------------
@@ -283,20 +304,20 @@ class HungryState:
             raise ValueError(f"first_player {first_player} is not a seat of {num_players} players")
         if deck is None:
             rng = rng if rng is not None else np.random.default_rng()
-            order = [int(c) for c in rng.permutation(np.array(FULL_DECK))]
+            order = rng.permutation(np.array(FULL_DECK)).tolist()
         else:
             order = validate_deck(deck)
         removed, rest = order[:REMOVED_CARDS], order[REMOVED_CARDS:]
-        hands = [[0] * NUM_CARD_TYPES for _ in range(num_players)]
+        hands = np.zeros((num_players, NUM_CARD_TYPES), dtype=np.int64)
         for player in range(num_players):
             for card in rest[player * HAND_SIZE : (player + 1) * HAND_SIZE]:
-                hands[player][card] += 1
+                hands[player, card] += 1
         return cls(
             num_players=num_players,
             removed=removed,
             deck=rest[num_players * HAND_SIZE :],
             hands=hands,
-            placed=[[0] * NUM_ACTIONS for _ in range(num_players)],
+            placed=np.zeros((num_players, NUM_ACTIONS), dtype=np.int64),
             current_player=first_player,
             history=[],
             tied_second=tied_second,
@@ -308,13 +329,13 @@ class HungryState:
         other.tied_second = self.tied_second
         other.removed = list(self.removed)
         other.deck = list(self.deck)
-        other.hands = [list(h) for h in self.hands]
-        other.hand_sizes = list(self.hand_sizes)
-        other.placed = [list(p) for p in self.placed]
-        other.resort_counts = [list(r) for r in self.resort_counts]
+        other.hands = self.hands.copy()
+        other.placed = self.placed.copy()
         other.current_player = self.current_player
-        other.num_plays = self.num_plays
         other.history = list(self.history)
+        other.hand_sizes = self.hand_sizes.copy()
+        other.played = self.played.copy()
+        other.resort_counts = [list(r) for r in self.resort_counts]
         other.places = list(self.places)
         return other
 
@@ -325,8 +346,8 @@ class HungryState:
             "tied_second": self.tied_second,
             "removed": list(self.removed),
             "deck": list(self.deck),
-            "hands": [list(h) for h in self.hands],
-            "placed": [list(p) for p in self.placed],
+            "hands": self.hands.tolist(),
+            "placed": self.placed.tolist(),
             "current_player": self.current_player,
             "history": list(self.history),
         }
@@ -337,37 +358,32 @@ class HungryState:
         try:
             num_players = int(data["num_players"])
             check_num_players(num_players)
-            hands = [[int(n) for n in h] for h in data["hands"]]
-            placed = [[int(n) for n in p] for p in data["placed"]]
+            hands = np.array(data["hands"], dtype=np.int64)
+            placed = np.array(data["placed"], dtype=np.int64)
             removed = [int(c) for c in data["removed"]]
             deck = [int(c) for c in data["deck"]]
             history = [int(a) for a in data["history"]]
             current_player = int(data["current_player"])
             tied_second = str(data.get("tied_second", "next"))
-        except (KeyError, TypeError) as error:
+        except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"not a Hungry state: {error!r}") from error
-        if len(hands) != num_players or len(placed) != num_players:
-            raise ValueError("hands and placed need one row per player")
-        if any(len(h) != NUM_CARD_TYPES for h in hands) or any(
-            len(p) != NUM_ACTIONS for p in placed
+        if hands.shape != (num_players, NUM_CARD_TYPES) or placed.shape != (
+            num_players,
+            NUM_ACTIONS,
         ):
-            raise ValueError(f"hand rows need {NUM_CARD_TYPES} counts, placed rows {NUM_ACTIONS}")
-        counts = [0] * NUM_CARD_TYPES
-        for card in removed + deck:
-            if not 0 <= card < NUM_CARD_TYPES:
-                raise ValueError(f"card type {card} is outside 0..{NUM_CARD_TYPES - 1}")
-            counts[card] += 1
-        for player in range(num_players):
-            for card in range(NUM_CARD_TYPES):
-                counts[card] += hands[player][card]
-                counts[card] += placed[player][2 * card] + placed[player][2 * card + 1]
-        if any(n != COPIES_PER_TYPE for n in counts) or any(
-            n < 0 for row in hands + placed for n in row
-        ):
+            raise ValueError(
+                f"hands must be {num_players}x{NUM_CARD_TYPES} and placed "
+                f"{num_players}x{NUM_ACTIONS}, got {hands.shape} and {placed.shape}"
+            )
+        if any(not 0 <= c < NUM_CARD_TYPES for c in removed + deck):
+            raise ValueError(f"card types must lie in 0..{NUM_CARD_TYPES - 1}")
+        counts = np.bincount(removed + deck, minlength=NUM_CARD_TYPES) + hands.sum(axis=0)
+        counts += placed.reshape(num_players, NUM_CARD_TYPES, 2).sum(axis=(0, 2))
+        if (counts != COPIES_PER_TYPE).any() or (hands < 0).any() or (placed < 0).any():
             raise ValueError("the state does not hold each card type exactly twice")
         if len(removed) != REMOVED_CARDS or not 0 <= current_player < num_players:
             raise ValueError("bad removed cards or current player")
-        if len(history) != sum(map(sum, placed)):
+        if len(history) != placed.sum():
             raise ValueError("history length does not match the placed cards")
         if tied_second not in TIED_SECOND_RULES:
             raise ValueError(f"tied_second must be one of {TIED_SECOND_RULES}")
@@ -376,38 +392,41 @@ class HungryState:
     # -- queries ------------------------------------------------------------------------------
 
     @property
+    def num_plays(self) -> int:
+        return len(self.history)
+
+    @property
     def is_over(self) -> bool:
-        return self.num_plays == TOTAL_PLAYS
+        return len(self.history) == TOTAL_PLAYS
 
     def legal_actions(self, player: int | None = None) -> list[int]:
         """Actions ``player`` (default: the player to move) may take; none when not its turn."""
-        player = self.current_player if player is None else player
-        if self.is_over or player != self.current_player:
-            return []
-        hand = self.hands[player]
-        return [a for card in range(NUM_CARD_TYPES) if hand[card] for a in (2 * card, 2 * card + 1)]
+        return np.flatnonzero(self.legal_mask(player)).tolist()
 
     def legal_mask(self, player: int | None = None) -> np.ndarray:
         """Legal actions of ``player`` as a 0/1 int8 vector of length 50."""
+        player = self.current_player if player is None else player
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        mask[self.legal_actions(player)] = 1
+        if player == self.current_player and not self.is_over:
+            held = self.hands[player] > 0
+            mask[0::2] = held
+            mask[1::2] = held
         return mask
 
     def score(self) -> Score:
         """The score as if the game ended now (the final score once it is over)."""
         return _score_from_places(self.num_players, self.places)
 
+    def totals(self) -> list[int]:
+        """Each player's total as if the game ended now."""
+        return totals_from_places(self.num_players, self.places)
+
     def _resort_places(self, resort: int) -> Places:
         return resort_places([c[resort] for c in self.resort_counts], self.tied_second)
 
-    def unseen_counts(self, player: int) -> list[int]:
+    def unseen_counts(self, player: int) -> np.ndarray:
         """Per card type, the copies ``player`` has not seen (other hands, deck, removed)."""
-        hand = self.hands[player]
-        unseen = []
-        for card in range(NUM_CARD_TYPES):
-            placed = sum(p[2 * card] + p[2 * card + 1] for p in self.placed)
-            unseen.append(COPIES_PER_TYPE - hand[card] - placed)
-        return unseen
+        return COPIES_PER_TYPE - self.hands[player] - self.played
 
     # -- transitions --------------------------------------------------------------------------
 
@@ -416,14 +435,15 @@ class HungryState:
         if self.is_over:
             raise IllegalActionError("the game is over; no more actions can be played")
         player = self.current_player
+        hand = self.hands[player]
         card = action // 2
-        if not (0 <= action < NUM_ACTIONS) or not self.hands[player][card]:
+        if not (0 <= action < NUM_ACTIONS) or not hand[card]:
             raise IllegalActionError(
                 f"action {action} is not legal for player {player}; legal: {self.legal_actions()}"
             )
-        hand = self.hands[player]
         hand[card] -= 1
-        self.placed[player][action] += 1
+        self.placed[player, action] += 1
+        self.played[card] += 1
         resort = ACTION_RESORT[action]
         self.resort_counts[player][resort] += 1
         self.places[resort] = self._resort_places(resort)
@@ -432,7 +452,6 @@ class HungryState:
         else:
             self.hand_sizes[player] -= 1
         self.history.append(action)
-        self.num_plays += 1
         self.current_player = (player + 1) % self.num_players
 
 

@@ -123,6 +123,14 @@ class raw_env(AECEnv):
         self.first_player = first_player
         self.tied_second = tied_second
         self.observation_layout = observation_layout(num_players)
+        self._agent_index = {agent: i for i, agent in enumerate(self.possible_agents)}
+        # Row k (taken modulo N) is the one-hot "to_move" of relative seat k; row N is all zero.
+        self._one_hot_seats = np.vstack([np.eye(num_players), np.zeros(num_players)])
+        # Seat order seen by each player: itself first, then the players after it.
+        self._seat_orders = [
+            np.array([(p + k) % num_players for k in range(num_players)])
+            for p in range(num_players)
+        ]
         high = _observation_high(num_players)
         observation_space = spaces.Dict(
             {
@@ -191,8 +199,8 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         action = check_action(action)
-        player = self.possible_agents.index(agent)
-        if not self.game.hands[player][action // 2]:
+        player = self._agent_index[agent]
+        if not self.game.hands[player, action // 2]:
             raise IllegalActionError(
                 f"{agent} cannot play action {action} ({describe_action(action)}): it holds no "
                 f"such card; legal actions: {self.game.legal_actions(player)}"
@@ -231,35 +239,31 @@ class raw_env(AECEnv):
         """Current totals by absolute seat; computed once per play, shared by all observers."""
         game = self.game
         if self._scores_cache is None or self._scores_cache[0] != game.num_plays:
-            totals = np.array(game.score().totals, dtype=np.float32)
-            self._scores_cache = (game.num_plays, totals)
+            self._scores_cache = (game.num_plays, np.array(game.totals(), dtype=np.float32))
         return self._scores_cache[1]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self.game
-        n = self.num_players
-        player = self.possible_agents.index(agent)
-        seats = [(player + k) % n for k in range(n)]
-        layout = self.observation_layout
-        obs = np.empty(layout["to_move"].stop, dtype=np.float32)
-        obs[layout["hand"]] = game.hands[player]
-        placed = obs[layout["placed"]]
-        placed[:] = [x for seat in seats for x in game.placed[seat]]
-        obs[layout["hand_sizes"]] = [game.hand_sizes[seat] for seat in seats]
-        obs[layout["deck_size"]] = len(game.deck)
-        played = placed.reshape(n, NUM_CARD_TYPES, 2).sum(axis=(0, 2))
-        obs[layout["unseen"]] = COPIES_PER_TYPE - obs[layout["hand"]] - played
-        obs[layout["scores"]] = self._public_scores()[seats]
-        to_move = obs[layout["to_move"]]
-        to_move[:] = 0
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if not game.is_over:
-            to_move[(game.current_player - player) % n] = 1
-            if game.current_player == player:
-                hand = np.asarray(game.hands[player]) > 0
-                mask[0::2] = hand
-                mask[1::2] = hand
-        return {"observation": obs, "action_mask": mask}
+        player = self._agent_index[agent]
+        seats = self._seat_orders[player]
+        hand = game.hands[player]
+        to_move_seat = (
+            self.num_players if game.is_over else (game.current_player - player) % self.num_players
+        )
+        # One concatenate in observation_layout order: the hot path of every step.
+        obs = np.concatenate(
+            (
+                hand,
+                game.placed.take(seats, axis=0).ravel(),
+                game.hand_sizes.take(seats),
+                (len(game.deck),),
+                COPIES_PER_TYPE - hand - game.played,
+                self._public_scores().take(seats),
+                self._one_hot_seats[to_move_seat],
+            ),
+            dtype=np.float32,
+        )
+        return {"observation": obs, "action_mask": game.legal_mask(player)}
 
     # -- rendering ----------------------------------------------------------------------------
 
@@ -299,8 +303,9 @@ def env(illegal_action: str = "raise", **kwargs) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(wrapped)
 
 
-def demo(num_players: int = 2, seed: int = 0, out: TextIO = sys.stdout) -> None:
+def demo(num_players: int = 2, seed: int = 0, out: TextIO | None = None) -> None:
     """Print one game of uniformly random legal plays, turn by turn, then the final table."""
+    out = out if out is not None else sys.stdout
     game_env = raw_env(num_players=num_players, render_mode="ansi")
     game_env.reset(seed=seed)
     rng = np.random.default_rng(seed)

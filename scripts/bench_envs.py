@@ -1,0 +1,117 @@
+"""Throughput of random masked play, in agent-steps per second, against reference environments.
+
+Each benchmark runs side by side with its reference in this one process, several rounds
+interleaved, and reports medians and their ratio, since machines are noisy.
+
+    python scripts/bench_envs.py                  # every benchmark
+    python scripts/bench_envs.py --only hungry    # one of them
+
+References need PettingZoo's classic games: ``pip install -e '.[bench]'``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+
+def aec_steps_per_second(make_env: Callable, seconds: float, seed: int = 0) -> float:
+    """Agent-steps/s of uniformly random legal play through an AEC ``env()``."""
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    episode = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed + episode)
+        episode += 1
+        for _agent in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                legal = np.flatnonzero(observation["action_mask"])
+                action = int(legal[rng.integers(len(legal))])
+            env.step(action)
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def parallel_steps_per_second(make_env: Callable, seconds: float, seed: int = 0) -> float:
+    """Agent-steps/s of uniformly random legal play through a Parallel ``parallel_env()``."""
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    episode = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        observations, _ = env.reset(seed=seed + episode)
+        episode += 1
+        while env.agents:
+            actions = {}
+            for agent in env.agents:
+                mask = (
+                    observations[agent].get("action_mask")
+                    if isinstance(observations[agent], dict)
+                    else None
+                )
+                if mask is None:
+                    actions[agent] = int(env.action_space(agent).sample())
+                else:
+                    legal = np.flatnonzero(mask)
+                    actions[agent] = int(legal[rng.integers(len(legal))])
+            observations, *_ = env.step(actions)
+            steps += len(actions)
+    return steps / (time.perf_counter() - start)
+
+
+def compare(
+    name: str, measure: Callable, ours: Callable, reference: Callable, ref_name: str, args
+) -> None:
+    """Interleave rounds of ours and the reference; print medians and the ratio."""
+    ours_rates, ref_rates = [], []
+    for _ in range(args.rounds):
+        ours_rates.append(measure(ours, args.seconds))
+        ref_rates.append(measure(reference, args.seconds))
+    mine, theirs = statistics.median(ours_rates), statistics.median(ref_rates)
+    print(
+        f"{name:<28}{mine:>12,.0f} agent-steps/s   {ref_name:<24}{theirs:>10,.0f}   "
+        f"ratio {mine / theirs:5.2f}x"
+    )
+
+
+def bench_hungry(args) -> None:
+    from pettingzoo.classic import connect_four_v3
+
+    from hunger_rl.envs import hungry_v0
+
+    for players in (2, 4):
+        compare(
+            f"hungry_v0 env() {players}p",
+            aec_steps_per_second,
+            lambda p=players: hungry_v0.env(num_players=p),
+            connect_four_v3.env,
+            "connect_four_v3 env()",
+            args,
+        )
+
+
+BENCHMARKS = {"hungry": bench_hungry}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=sorted(BENCHMARKS), action="append")
+    parser.add_argument("--seconds", type=float, default=3.0, help="length of one round")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per env")
+    args = parser.parse_args()
+    for name in args.only or BENCHMARKS:
+        BENCHMARKS[name](args)
+
+
+if __name__ == "__main__":
+    main()
