@@ -11,6 +11,7 @@ from types import ModuleType
 
 GAMES = {
     "hungry": "hunger_rl.envs.hungry_v0",
+    "hunger_show": "hunger_rl.envs.hunger_show_v0",
 }
 
 

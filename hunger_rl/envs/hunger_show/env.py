@@ -1,0 +1,397 @@
+"""PettingZoo environments of HUNGER: The Show: the native Parallel env and its AEC view.
+
+The layout of the observation vector and every option are documented in the environment card,
+the docstring of ``hunger_rl.envs.hunger_show_v0``.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+from pettingzoo.utils.conversions import parallel_to_aec_wrapper
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+from hunger_rl.envs.hunger_show.engine import (
+    PLAYER_LABELS,
+    SETUP_KEYS,
+    RuleError,
+    ShowConfig,
+    ShowGame,
+    num_locations,
+)
+from hunger_rl.envs.hunger_show.render import render_text
+from hunger_rl.envs.hunger_show.tokens import (
+    ACTION_NAMES,
+    CAN,
+    CHARACTERS,
+    CHICKEN,
+    COCONUT,
+    EVENT_CARD_NAMES,
+    FRUIT,
+    LOCATION_NAMES,
+    LOG,
+    NUM_ACTIONS,
+    NUM_LOCATIONS,
+    RAFT,
+    ROPE,
+    token_table,
+)
+from hunger_rl.envs.rendering import text_to_rgb
+from hunger_rl.envs.rewards import r1_reward
+
+NUM_CHOICES = NUM_ACTIONS * NUM_LOCATIONS  # Discrete(20)
+REWARD_MODES = ("r1", "shaped")
+SHAPING_WEIGHT = 0.1
+OBSERVATION_HIGH = 1000.0
+
+# Own-token count columns: (category, raft kind, value) in layout order.
+OWN_COLUMNS = (
+    [(CAN, -1, v) for v in (1, 2, 3, 4)] + [(FRUIT, -1, v) for v in (2, 3)]
+    + [(CHICKEN, -1, v) for v in (1, 2, 4)] + [(RAFT, ROPE, v) for v in (1, 2)]
+    + [(RAFT, LOG, v) for v in (1, 2)] + [(COCONUT, -1, v) for v in (0, 1, 2)]
+)
+PUBLIC_CATEGORIES = (FRUIT, CHICKEN, RAFT, CAN, COCONUT)
+KNOWN_FIELDS = 11  # known count x5 categories, known value sums: fruit chicken rope log can coco
+
+
+class IllegalActionError(ValueError):
+    """An action dict that the environment refuses; nothing has changed."""
+
+
+def encode_action(location: int, act: int) -> int:
+    """``5 * location + act`` (locations campsite, beach, jungle, mountains; acts fruit,
+    chicken, raft, thief, guard)."""
+    if not (0 <= location < NUM_LOCATIONS and 0 <= act < NUM_ACTIONS):
+        raise ValueError(f"no action for location {location} and act {act}")
+    return NUM_ACTIONS * location + act
+
+
+def decode_action(action: int) -> tuple[int, int]:
+    """Inverse of ``encode_action``: (location, act)."""
+    if not 0 <= action < NUM_CHOICES:
+        raise ValueError(f"action {action} is outside 0..{NUM_CHOICES - 1}")
+    return divmod(int(action), NUM_ACTIONS)
+
+
+def action_name(action: int) -> str:
+    location, act = decode_action(action)
+    return f"{ACTION_NAMES[act]}@{LOCATION_NAMES[location]}"
+
+
+@lru_cache(maxsize=8)
+def observation_layout(num_players: int) -> dict[str, slice]:
+    """Ordered map from slice name to its slice of the observation vector.
+
+    Per-player blocks list players from the observer's seat: the observer, then its left
+    neighbour, and so on (``known_values`` starts with the left neighbour).
+    """
+    p = num_players
+    sizes = [
+        ("own_cans", 4), ("own_fruit", 2), ("own_chicken", 3), ("own_rope", 2), ("own_log", 2),
+        ("own_coconuts", 3), ("own_raft_units", 2), ("token_counts", 5 * p), ("alive", p),
+        ("leader", p), ("playing_order", p), ("day", 1), ("piles", 9), ("coconuts_left", 1),
+        ("events_left", 1), ("last_event", len(EVENT_CARD_NAMES)), ("last_choices", 9 * p),
+        ("known_values", KNOWN_FIELDS * (p - 1)), ("character", 1 + len(CHARACTERS)),
+    ]
+    layout, start = {}, 0
+    for name, size in sizes:
+        layout[name] = slice(start, start + size)
+        start += size
+    return layout
+
+
+def legal_mask(num_players: int) -> np.ndarray:
+    """S6: every (location, action) pair of a location in play."""
+    mask = np.zeros(NUM_CHOICES, dtype=np.int8)
+    mask[: NUM_ACTIONS * num_locations(num_players)] = 1
+    return mask
+
+
+class ShowParallelEnv(ParallelEnv):
+    """HUNGER: The Show as a PettingZoo Parallel env; see ``hunger_rl.envs.hunger_show_v0``."""
+
+    metadata = {"name": "hunger_show_v0", "render_modes": ["ansi", "rgb_array"],
+                "is_parallelizable": True}
+
+    def __init__(self, num_players: int = 4, events: str = "standard", deck_size: int = 10,
+                 unpleasant: int | None = None, end_window: int = 4, characters: bool = False,
+                 decisions: Any = None, reward: str = "r1", render_mode: str | None = None):
+        self.config = ShowConfig(num_players, events, deck_size, unpleasant, end_window,
+                                 bool(characters))
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
+                             f"None, got {render_mode!r}")
+        self.reward_mode = reward
+        self.render_mode = render_mode
+        self.decisions = decisions
+        ShowGame(self.config, seed=0, decisions=decisions)  # fail early on bad decisions
+        self.possible_agents = list(PLAYER_LABELS[:num_players])
+        self.agent_seats = {a: i for i, a in enumerate(self.possible_agents)}
+        self.observation_layout = observation_layout(num_players)
+        size = next(reversed(self.observation_layout.values())).stop
+        self._observation_size = size
+        self._observation_space = spaces.Dict({
+            "observation": spaces.Box(-1.0, OBSERVATION_HIGH, (size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_CHOICES,), np.int8),
+        })
+        self._action_space = spaces.Discrete(NUM_CHOICES)
+        self._mask = legal_mask(num_players)
+        self._no_mask = np.zeros(NUM_CHOICES, dtype=np.int8)
+        self._seed_rng = random.Random()
+        self._prepare_tables()
+        self.game: ShowGame | None = None
+        self.agents: list[str] = []
+        self.last_log: dict[str, Any] | None = None
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self._action_space
+
+    def _prepare_tables(self) -> None:
+        n = self.config.num_players
+        layout = self.observation_layout
+        categories, values, kinds, _ = token_table(n)
+        own_start = layout["own_cans"].start
+        column = {key: own_start + i for i, key in enumerate(OWN_COLUMNS)}
+        self._own_index = [column[(c, k, v)]
+                           for c, v, k in zip(categories, values, kinds, strict=True)]
+        self._unit_index = [
+            layout["own_raft_units"].start + k if c == RAFT else -1
+            for c, k in zip(categories, kinds, strict=True)]
+        self._public_column = [PUBLIC_CATEGORIES.index(c) for c in categories]
+        value_field = {FRUIT: 5, CHICKEN: 6, CAN: 9, COCONUT: 10}
+        self._known_value_field = [
+            (7 + k) if c == RAFT else value_field[c]
+            for c, k in zip(categories, kinds, strict=True)]
+        self._rotations = [np.array([(s + i) % n for i in range(n)]) for s in range(n)]
+        self._event_index = {card: i for i, card in enumerate(EVENT_CARD_NAMES)}
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None):
+        if seed is not None:
+            self._seed_rng = random.Random(seed)
+        else:
+            seed = self._seed_rng.getrandbits(63)
+        setup = dict(options or {})
+        unknown = sorted(set(setup) - set(SETUP_KEYS))
+        if unknown:
+            warnings.warn(f"reset options {unknown} are ignored; the known ones are "
+                          f"{list(SETUP_KEYS)}", stacklevel=2)
+            for key in unknown:
+                del setup[key]
+        self.game = ShowGame(self.config, seed=seed, setup=setup, decisions=self.decisions)
+        self.agents = list(self.possible_agents)
+        self.last_log = None
+        self._last_event = None
+        self._raft_sets = [0] * self.config.num_players
+        observations = self._observe_all(self.agents)
+        infos = {agent: {} for agent in self.agents}
+        return observations, infos
+
+    # ------------------------------------------------------------------ step
+    def check_actions(self, actions: Mapping[str, Any]) -> list[tuple[int, int] | None]:
+        """Validate a whole action dict; return the engine's choices. Raises before any change."""
+        if self.game is None:
+            raise IllegalActionError("call reset() before step()")
+        if not self.agents:
+            raise IllegalActionError("the show is over; call reset() to start a new game")
+        missing = [a for a in self.agents if a not in actions]
+        if missing:
+            raise IllegalActionError(f"no action for living agent(s) {missing}")
+        for agent in actions:
+            if agent not in self.agents:
+                if agent in self.agent_seats:
+                    raise IllegalActionError(f"{agent} is eliminated and cannot act")
+                raise IllegalActionError(f"unknown agent {agent!r}; agents are {self.agents}")
+        choices: list[tuple[int, int] | None] = [None] * self.config.num_players
+        for agent, action in actions.items():
+            choices[self.agent_seats[agent]] = self._check_action(agent, action)
+        return choices
+
+    def _check_action(self, agent: str, action: Any) -> tuple[int, int]:
+        try:
+            value = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"{agent}: action {action!r} is not an integer") from None
+        if value != action or not 0 <= value < NUM_CHOICES:
+            raise IllegalActionError(f"{agent}: action {action!r} is outside 0..{NUM_CHOICES - 1}")
+        if not self._mask[value]:
+            legal = NUM_ACTIONS * self.config.num_locations
+            raise IllegalActionError(
+                f"{agent}: action {value} ({action_name(value)}) is masked: the "
+                f"{LOCATION_NAMES[value // NUM_ACTIONS]} is not in play with "
+                f"{self.config.num_players} players; legal actions are 0..{legal - 1} "
+                f"({', '.join(LOCATION_NAMES[:self.config.num_locations])})")
+        return divmod(value, NUM_ACTIONS)
+
+    def step(self, actions: Mapping[str, Any]):
+        choices = self.check_actions(actions)
+        game = self.game
+        acting = self.agents
+        try:
+            log = game.play_day(choices)
+        except RuleError as error:
+            raise IllegalActionError(str(error)) from error
+        self.last_log = log
+        self._last_event = log["event"]
+        n = self.config.num_players
+        terminations = {a: game.done or not game.alive[self.agent_seats[a]] for a in acting}
+        rewards = dict.fromkeys(acting, 0.0)
+        infos = {a: {"day_log": log} for a in acting}
+        if game.done:
+            winners = [PLAYER_LABELS[p] for p in game.winners]
+            shares = {p: 1.0 / len(game.winners) for p in game.winners}
+            for agent in acting:
+                seat = self.agent_seats[agent]
+                rewards[agent] = r1_reward(n, shares.get(seat, 0.0))
+                infos[agent]["winners"] = winners
+                if seat in game.final_keys:
+                    infos[agent]["ranking_key"] = game.final_keys[seat]
+        else:
+            for agent in acting:
+                if terminations[agent]:
+                    rewards[agent] = r1_reward(n, 0.0)  # R1: eliminated early, paid on leaving
+        if self.reward_mode == "shaped":
+            self._shape(acting, rewards)
+        observations = self._observe_all(acting)
+        truncations = dict.fromkeys(acting, False)
+        self.agents = [] if game.done else [a for a in acting if not terminations[a]]
+        return observations, rewards, terminations, truncations, infos
+
+    def _shape(self, acting: list[str], rewards: dict[str, float]) -> None:
+        """Shaped mode: R1 plus SHAPING_WEIGHT x (own change in raft sets minus the mean change
+        among this step's agents), so that every step's rewards still sum to zero."""
+        game = self.game
+        changes = {}
+        for agent in acting:
+            seat = self.agent_seats[agent]
+            sets = game.ranking_key(seat)[0] if game.alive[seat] else 0
+            changes[agent] = sets - self._raft_sets[seat]
+            self._raft_sets[seat] = sets
+        mean = sum(changes.values()) / len(changes)
+        for agent in acting:
+            rewards[agent] += SHAPING_WEIGHT * (changes[agent] - mean)
+
+    # ------------------------------------------------------------------ observations
+    def _observe_all(self, agents: list[str]) -> dict[str, dict[str, np.ndarray]]:
+        game = self.game
+        n = self.config.num_players
+        layout = self.observation_layout
+        values = game.value
+        public_column, known_field = self._public_column, self._known_value_field
+        counts = np.zeros((n, 5), dtype=np.float32)
+        known = np.zeros((n, n, KNOWN_FIELDS), dtype=np.float32)  # observer, holder, field
+        for holder, holding in enumerate(game.holdings):
+            row = counts[holder]
+            for token in holding:
+                column = public_column[token]
+                row[column] += 1
+                others = game.known[token] & ~(1 << holder)
+                while others:
+                    observer = (others & -others).bit_length() - 1
+                    others &= others - 1
+                    cell = known[observer, holder]
+                    cell[column] += 1
+                    cell[known_field[token]] += values[token]
+        alive = np.array(game.alive, dtype=np.float32)
+        leader = np.zeros(n, dtype=np.float32)
+        leader[game.leader] = 1.0
+        order = np.full(n, -1.0, dtype=np.float32)
+        for position, seat in enumerate(game.playing_order()):
+            order[seat] = position
+        choices = np.zeros((n, 9), dtype=np.float32)
+        for seat, choice in enumerate(game.last_choices):
+            if choice is not None:
+                choices[seat, choice[0]] = 1.0
+                choices[seat, 4 + choice[1]] = 1.0
+        shared = np.zeros(self._observation_size, dtype=np.float32)
+        shared[layout["day"]] = game.day
+        shared[layout["piles"]] = [len(game.piles[loc][kind]) for loc in (1, 2, 3)
+                                   for kind in range(3)]
+        shared[layout["coconuts_left"]] = len(game.coconuts)
+        shared[layout["events_left"]] = len(game.deck)
+        if self._last_event is not None:
+            shared[layout["last_event"].start + self._event_index[self._last_event]] = 1.0
+        character_start = layout["character"].start
+        observations = {}
+        for agent in agents:
+            seat = self.agent_seats[agent]
+            rotation = self._rotations[seat]
+            vector = shared.copy()
+            for token in game.holdings[seat]:
+                vector[self._own_index[token]] += 1
+                unit = self._unit_index[token]
+                if unit >= 0:
+                    vector[unit] += values[token]
+            vector[layout["token_counts"]] = counts[rotation].ravel()
+            vector[layout["alive"]] = alive[rotation]
+            vector[layout["leader"]] = leader[rotation]
+            vector[layout["playing_order"]] = order[rotation]
+            vector[layout["last_choices"]] = choices[rotation].ravel()
+            vector[layout["known_values"]] = known[seat][rotation[1:]].ravel()
+            character = game.characters[seat]
+            vector[character_start + (0 if character is None
+                                      else 1 + CHARACTERS.index(character))] = 1.0
+            live = self.agents and game.alive[seat] and not game.done
+            mask = self._mask.copy() if live else self._no_mask.copy()
+            observations[agent] = {"observation": vector, "action_mask": mask}
+        return observations
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The current observation of one agent (also after it left the game)."""
+        return self._observe_all([agent])[agent]
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        return self.observe(agent)["action_mask"]
+
+    def state(self) -> np.ndarray:
+        raise NotImplementedError("hunger_show_v0 has no global state vector; use env.game")
+
+    # ------------------------------------------------------------------ render
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode", stacklevel=2)
+            return None
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        text = render_text(self.game, self.last_log)
+        return text if self.render_mode == "ansi" else text_to_rgb(text)
+
+    def close(self) -> None:
+        pass
+
+
+class ShowAECView(parallel_to_aec_wrapper):
+    """PettingZoo's AEC view of the Parallel env, checking each action as it arrives."""
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if action is not None and not (self.terminations[agent] or self.truncations[agent]):
+            if not self.env.agents:
+                raise IllegalActionError("the show is over; call reset() to start a new game")
+            self.env._check_action(agent, action)
+        super().step(action)
+
+
+def parallel_env(**kwargs: Any) -> ShowParallelEnv:
+    return ShowParallelEnv(**kwargs)
+
+
+def raw_env(**kwargs: Any) -> ShowAECView:
+    return ShowAECView(ShowParallelEnv(**kwargs))
+
+
+def env(**kwargs: Any) -> OrderEnforcingWrapper:
+    return OrderEnforcingWrapper(raw_env(**kwargs))
