@@ -63,7 +63,8 @@ Keyword arguments
 "hard" (k=8); ``deck_size`` (10), ``unpleasant`` (k, None takes the preset), ``end_window``
 (4) (S4); ``characters`` (False; True deals S20 characters); ``decisions``: per-player decision
 objects, a map from agent name (or seat) or a list, default ``DefaultDecisions`` (S19);
-``reward``: "r1" or "shaped"; ``render_mode``: "ansi" or "rgb_array".
+``reward``: "r1" or "shaped"; ``render_mode``: "ansi" (text), "rgb_array" (that text drawn
+as an HxWx3 uint8 image) or "human" (prints the text).
 
 Rewards
 -------

@@ -114,10 +114,28 @@ def legal_mask(num_players: int) -> np.ndarray:
     return mask
 
 
+class ShowActionSpace(spaces.Discrete):
+    """``Discrete(20)`` whose unmasked ``sample()`` draws only actions legal in this game.
+
+    Generic tools that sample without a mask (PettingZoo's seed test, quick random play) thus
+    never hit a location that is not in play; ``contains`` is unchanged.
+    """
+
+    def __init__(self, legal: np.ndarray):
+        super().__init__(NUM_CHOICES)
+        self.legal = legal
+
+    def sample(self, mask: np.ndarray | None = None,
+               probability: np.ndarray | None = None) -> np.int64:
+        if mask is None and probability is None:
+            mask = self.legal
+        return super().sample(mask=mask, probability=probability)
+
+
 class ShowParallelEnv(ParallelEnv):
     """HUNGER: The Show as a PettingZoo Parallel env; see ``hunger_rl.envs.hunger_show_v0``."""
 
-    metadata = {"name": "hunger_show_v0", "render_modes": ["ansi", "rgb_array"],
+    metadata = {"name": "hunger_show_v0", "render_modes": ["human", "ansi", "rgb_array"],
                 "is_parallelizable": True}
 
     def __init__(self, num_players: int = 4, events: str = "standard", deck_size: int = 10,
@@ -143,8 +161,8 @@ class ShowParallelEnv(ParallelEnv):
             "observation": spaces.Box(-1.0, OBSERVATION_HIGH, (size,), np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_CHOICES,), np.int8),
         })
-        self._action_space = spaces.Discrete(NUM_CHOICES)
         self._mask = legal_mask(num_players)
+        self._action_space = ShowActionSpace(self._mask)
         self._no_mask = np.zeros(NUM_CHOICES, dtype=np.int8)
         self._seed_rng = random.Random()
         self._prepare_tables()
@@ -156,7 +174,7 @@ class ShowParallelEnv(ParallelEnv):
     def observation_space(self, agent: str) -> spaces.Dict:
         return self._observation_space
 
-    def action_space(self, agent: str) -> spaces.Discrete:
+    def action_space(self, agent: str) -> ShowActionSpace:
         return self._action_space
 
     def _prepare_tables(self) -> None:
@@ -367,6 +385,9 @@ class ShowParallelEnv(ParallelEnv):
         if self.game is None:
             raise RuntimeError("call reset() before render()")
         text = render_text(self.game, self.last_log)
+        if self.render_mode == "human":
+            print(text)
+            return None
         return text if self.render_mode == "ansi" else text_to_rgb(text)
 
     def close(self) -> None:
