@@ -438,8 +438,10 @@ class HungryState:
         hand = self.hands[player]
         card = action // 2
         if not (0 <= action < NUM_ACTIONS) or not hand[card]:
+            what = f"({describe_action(action)}) " if 0 <= action < NUM_ACTIONS else ""
             raise IllegalActionError(
-                f"action {action} is not legal for player {player}; legal: {self.legal_actions()}"
+                f"player {player} cannot play action {action} {what}without such a card in "
+                f"hand; legal actions: {self.legal_actions()}"
             )
         hand[card] -= 1
         self.placed[player, action] += 1

@@ -75,6 +75,8 @@ def _observation_high(num_players: int) -> np.ndarray:
 
 def check_action(action: object) -> int:
     """Return ``action`` as an int, or raise a clear error for a wrong type or range."""
+    if type(action) is int and 0 <= action < NUM_ACTIONS:
+        return action
     if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
         action = action.item()
     if isinstance(action, bool) or not isinstance(action, int | np.integer):
@@ -199,18 +201,16 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         action = check_action(action)
-        player = self._agent_index[agent]
-        if not self.game.hands[player, action // 2]:
-            raise IllegalActionError(
-                f"{agent} cannot play action {action} ({describe_action(action)}): it holds no "
-                f"such card; legal actions: {self.game.legal_actions(player)}"
-            )
+        try:
+            self.game.apply_action(action)
+        except IllegalActionError as error:
+            raise IllegalActionError(f"{agent}: {error}") from None
         self._cumulative_rewards[agent] = 0.0
-        self.game.apply_action(action)
         if self.game.is_over:
             self._finish()
+            self._accumulate_rewards()
+        # Before the end every reward is zero, so there is nothing to accumulate.
         self.agent_selection = self.possible_agents[self.game.current_player]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
