@@ -29,6 +29,11 @@ SUPPER_RANK = {CAN: 0, COCONUT: 1, FRUIT: 2, CHICKEN: 3}
 # Value patterns of a supper with no superfluous token (removing any token leaves less than 4),
 # by least overpay, then fewest tokens, then (remaining ties) the larger highest token.
 SUPPER_PATTERNS = ((4,), (3, 1), (2, 2), (2, 1, 1), (1, 1, 1, 1), (3, 2), (3, 3))
+# Each pattern as ((overpay, token count), ((value, how many), ...)).
+SUPPER_PLANS = tuple(
+    ((sum(p) - 4, len(p)), tuple((v, p.count(v)) for v in sorted(set(p), reverse=True)))
+    for p in SUPPER_PATTERNS
+)
 
 
 def raft_sets_and_units(game: ShowGame, tokens: Sequence[int]) -> tuple[int, int]:
@@ -112,27 +117,27 @@ class DefaultDecisions:
         """Food tokens to eat (S15, S19): a set worth at least 4 with no superfluous token; the
         least overpay, then the fewest tokens, then the most cans, coconuts, fruit in turn.
         Called only when the player's food is worth at least 4."""
-        by_value: dict[int, list[int]] = {}
+        category, value = game.category, game.value
+        by_value: list[list[int]] = [[], [], [], [], []]
         for token in game.holdings[player]:
-            if game.category[token] != RAFT and game.value[token] > 0:
-                by_value.setdefault(game.value[token], []).append(token)
-        for tokens in by_value.values():
-            tokens.sort(key=lambda t: (SUPPER_RANK[game.category[t]], t))
-        best: tuple | None = None
-        for rank, pattern in enumerate(SUPPER_PATTERNS):
-            needed: dict[int, int] = {}
-            for value in pattern:
-                needed[value] = needed.get(value, 0) + 1
-            if any(len(by_value.get(v, ())) < n for v, n in needed.items()):
+            if value[token] and category[token] != RAFT:
+                by_value[value[token]].append(token)
+        for tokens in by_value:
+            if len(tokens) > 1:
+                tokens.sort(key=lambda t: (SUPPER_RANK[category[t]], t))
+        best_head, best_mix, best = None, None, None
+        for head, needed in SUPPER_PLANS:
+            if best_head is not None and head != best_head:
+                break  # later patterns overpay more or use more tokens
+            if any(len(by_value[v]) < n for v, n in needed):
                 continue
-            chosen = [t for v, n in needed.items() for t in by_value[v][:n]]
-            mix = sorted(SUPPER_RANK[game.category[t]] for t in chosen)
-            key = (sum(pattern) - 4, len(pattern), mix, rank)
-            if best is None or key < best[0]:
-                best = (key, chosen)
+            chosen = [t for v, n in needed for t in by_value[v][:n]]
+            mix = sorted(SUPPER_RANK[category[t]] for t in chosen)
+            if best is None or mix < best_mix:
+                best_head, best_mix, best = head, mix, chosen
         if best is None:
             raise ValueError(f"player {player} cannot pay for supper")
-        return best[1]
+        return best
 
     def reject(self, game: ShowGame, player: int, drawn: Sequence[int]) -> tuple[int, bool]:
         """Eagle eye / Raptor / Sweet (S20): which drawn token goes back, and whether to the

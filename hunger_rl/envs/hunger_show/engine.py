@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any
 
 from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
@@ -125,6 +126,22 @@ def resolve_decisions(decisions: Any, num_players: int) -> list:
     return seated
 
 
+@lru_cache(maxsize=8)
+def supply_pools(num_players: int) -> tuple[dict[tuple[int, int, int], tuple[int, ...]],
+                                            dict[tuple[int, int], tuple[int, ...]]]:
+    """Token ids by type: shared tokens by (category, raft kind, value), cans by (seat, value)."""
+    categories, values, kinds, colours = token_table(num_players)
+    shared: dict[tuple[int, int, int], list[int]] = {}
+    cans: dict[tuple[int, int], list[int]] = {
+        (seat, v): [] for seat in range(num_players) for v in range(1, 5)}
+    for token, category in enumerate(categories):
+        if category == CAN:
+            cans[(colours[token], values[token])].append(token)
+        else:
+            shared.setdefault((category, kinds[token], values[token]), []).append(token)
+    return ({k: tuple(v) for k, v in shared.items()}, {k: tuple(v) for k, v in cans.items()})
+
+
 class ShowGame:
     """State and rules of one game. Seats 0..N-1; "left" of seat s is seat s+1 (mod N)."""
 
@@ -174,15 +191,9 @@ class ShowGame:
 
     def _deal_tokens(self, setup: Mapping[str, Any]) -> None:
         n, locs = self.num_players, self.config.num_locations
-        available: dict[tuple[int, int, int], list[int]] = {}
-        for token, category in enumerate(self.category):
-            key = (category, self.raft_kind[token], self.value[token])
-            if category != CAN:
-                available.setdefault(key, []).append(token)
-        cans = {(seat, v): [] for seat in range(n) for v in range(1, 5)}
-        for token, colour in enumerate(self.colour):
-            if colour >= 0:
-                cans[(colour, self.value[token])].append(token)
+        shared_supply, can_supply = supply_pools(n)
+        available = {key: list(ids) for key, ids in shared_supply.items()}
+        cans = {key: list(ids) for key, ids in can_supply.items()}
 
         def take(spec: Any, where: str, seat: int | None = None,
                  category: int | None = None) -> int:
@@ -297,7 +308,8 @@ class ShowGame:
         return sum(1 for t in self.holdings[player] if self.category[t] == category)
 
     def food_value(self, tokens: Sequence[int]) -> int:
-        return sum(self.value[t] for t in tokens if self.category[t] != RAFT)
+        category, value = self.category, self.value
+        return sum([value[t] for t in tokens if category[t] != RAFT])
 
     def ranking_key(self, player: int) -> tuple[int, int, int]:
         """(raft sets, leftover raft units, food value) of a player's holding (S17)."""
@@ -608,8 +620,9 @@ class ShowGame:
         if card == END:
             self._finish("A", {p: self.ranking_key(p) for p in order})
         else:
-            before = {p: self.ranking_key(p) for p in order}
             log["supper"], starving = self._supper(order)
+            # Starving players paid nothing: their holdings are still those before supper.
+            before = {p: self.ranking_key(p) for p in starving}
             for p in starving:
                 self.alive[p] = False
                 for token in list(self.holdings[p]):

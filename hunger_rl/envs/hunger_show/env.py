@@ -178,23 +178,46 @@ class ShowParallelEnv(ParallelEnv):
         return self._action_space
 
     def _prepare_tables(self) -> None:
+        """Observations are gathered from one flat buffer of every seat's blocks in absolute
+        seat order; ``self._gather[seat]`` picks and rotates them into the observer's layout."""
         n = self.config.num_players
-        layout = self.observation_layout
         categories, values, kinds, _ = token_table(n)
-        own_start = layout["own_cans"].start
-        column = {key: own_start + i for i, key in enumerate(OWN_COLUMNS)}
-        self._own_index = [column[(c, k, v)]
-                           for c, v, k in zip(categories, values, kinds, strict=True)]
-        self._unit_index = [
-            layout["own_raft_units"].start + k if c == RAFT else -1
-            for c, k in zip(categories, kinds, strict=True)]
+        own_column = {key: i for i, key in enumerate(OWN_COLUMNS)}
+        own = len(OWN_COLUMNS) + 2  # counts by value, then rope and log units
+        self._own_column = [own_column[(c, k, v)]
+                            for c, v, k in zip(categories, values, kinds, strict=True)]
+        self._unit_column = [len(OWN_COLUMNS) + k if c == RAFT else 0
+                             for c, k in zip(categories, kinds, strict=True)]
         self._public_column = [PUBLIC_CATEGORIES.index(c) for c in categories]
         value_field = {FRUIT: 5, CHICKEN: 6, CAN: 9, COCONUT: 10}
         self._known_value_field = [
             (7 + k) if c == RAFT else value_field[c]
             for c, k in zip(categories, kinds, strict=True)]
-        self._rotations = [np.array([(s + i) % n for i in range(n)]) for s in range(n)]
         self._event_index = {card: i for i, card in enumerate(EVENT_CARD_NAMES)}
+        # Offsets of the blocks in the flat buffer.
+        blocks = [("own", own * n), ("counts", 5 * n), ("alive", n), ("leader", n),
+                  ("order", n), ("choices", 9 * n), ("known", KNOWN_FIELDS * n * n),
+                  ("character", (1 + len(CHARACTERS)) * n), ("shared", 22)]
+        offset, self._offsets = 0, {}
+        for name, size in blocks:
+            self._offsets[name] = offset
+            offset += size
+        self._buffer_size = offset
+        o = self._offsets
+        self._gather = []
+        for seat in range(n):
+            rotation = [(seat + i) % n for i in range(n)]
+            index = list(range(o["own"] + own * seat, o["own"] + own * (seat + 1)))
+            for name, width in (("counts", 5), ("alive", 1), ("leader", 1), ("order", 1)):
+                index += [o[name] + width * r + j for r in rotation for j in range(width)]
+            index += list(range(o["shared"], o["shared"] + 22))
+            index += [o["choices"] + 9 * r + j for r in rotation for j in range(9)]
+            index += [o["known"] + KNOWN_FIELDS * (seat * n + r) + j
+                      for r in rotation[1:] for j in range(KNOWN_FIELDS)]
+            width = 1 + len(CHARACTERS)
+            index += range(o["character"] + width * seat, o["character"] + width * (seat + 1))
+            self._gather.append(np.array(index, dtype=np.intp))
+        assert len(index) == self._observation_size
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None):
@@ -306,65 +329,56 @@ class ShowParallelEnv(ParallelEnv):
     def _observe_all(self, agents: list[str]) -> dict[str, dict[str, np.ndarray]]:
         game = self.game
         n = self.config.num_players
-        layout = self.observation_layout
-        values = game.value
+        o = self._offsets
+        values, known = game.value, game.known
+        own_column, unit_column = self._own_column, self._unit_column
         public_column, known_field = self._public_column, self._known_value_field
-        counts = np.zeros((n, 5), dtype=np.float32)
-        known = np.zeros((n, n, KNOWN_FIELDS), dtype=np.float32)  # observer, holder, field
+        own_width = len(OWN_COLUMNS) + 2
+        flat = [0.0] * self._buffer_size
         for holder, holding in enumerate(game.holdings):
-            row = counts[holder]
+            own = o["own"] + own_width * holder
+            counts = o["counts"] + 5 * holder
             for token in holding:
-                column = public_column[token]
-                row[column] += 1
-                others = game.known[token] & ~(1 << holder)
-                while others:
+                flat[own + own_column[token]] += 1
+                if unit_column[token]:
+                    flat[own + unit_column[token]] += values[token]
+                flat[counts + public_column[token]] += 1
+                others = known[token] & ~(1 << holder)
+                while others:  # observers other than the holder that remember this value
                     observer = (others & -others).bit_length() - 1
                     others &= others - 1
-                    cell = known[observer, holder]
-                    cell[column] += 1
-                    cell[known_field[token]] += values[token]
-        alive = np.array(game.alive, dtype=np.float32)
-        leader = np.zeros(n, dtype=np.float32)
-        leader[game.leader] = 1.0
-        order = np.full(n, -1.0, dtype=np.float32)
-        for position, seat in enumerate(game.playing_order()):
-            order[seat] = position
-        choices = np.zeros((n, 9), dtype=np.float32)
-        for seat, choice in enumerate(game.last_choices):
+                    cell = o["known"] + KNOWN_FIELDS * (observer * n + holder)
+                    flat[cell + public_column[token]] += 1
+                    flat[cell + known_field[token]] += values[token]
+        flat[o["leader"] + game.leader] = 1.0
+        for seat in range(n):
+            flat[o["alive"] + seat] = float(game.alive[seat])
+            flat[o["order"] + seat] = -1.0
+            choice = game.last_choices[seat]
             if choice is not None:
-                choices[seat, choice[0]] = 1.0
-                choices[seat, 4 + choice[1]] = 1.0
-        shared = np.zeros(self._observation_size, dtype=np.float32)
-        shared[layout["day"]] = game.day
-        shared[layout["piles"]] = [len(game.piles[loc][kind]) for loc in (1, 2, 3)
-                                   for kind in range(3)]
-        shared[layout["coconuts_left"]] = len(game.coconuts)
-        shared[layout["events_left"]] = len(game.deck)
+                flat[o["choices"] + 9 * seat + choice[0]] = 1.0
+                flat[o["choices"] + 9 * seat + 4 + choice[1]] = 1.0
+            character = game.characters[seat]
+            flat[o["character"] + (1 + len(CHARACTERS)) * seat
+                 + (0 if character is None else 1 + CHARACTERS.index(character))] = 1.0
+        for position, seat in enumerate(game.playing_order()):
+            flat[o["order"] + seat] = float(position)
+        shared = o["shared"]
+        flat[shared] = game.day
+        flat[shared + 1:shared + 10] = [len(game.piles[loc][kind]) for loc in (1, 2, 3)
+                                        for kind in range(3)]
+        flat[shared + 10] = len(game.coconuts)
+        flat[shared + 11] = len(game.deck)
         if self._last_event is not None:
-            shared[layout["last_event"].start + self._event_index[self._last_event]] = 1.0
-        character_start = layout["character"].start
+            flat[shared + 12 + self._event_index[self._last_event]] = 1.0
+        buffer = np.array(flat, dtype=np.float32)
+        live = bool(self.agents) and not game.done
         observations = {}
         for agent in agents:
             seat = self.agent_seats[agent]
-            rotation = self._rotations[seat]
-            vector = shared.copy()
-            for token in game.holdings[seat]:
-                vector[self._own_index[token]] += 1
-                unit = self._unit_index[token]
-                if unit >= 0:
-                    vector[unit] += values[token]
-            vector[layout["token_counts"]] = counts[rotation].ravel()
-            vector[layout["alive"]] = alive[rotation]
-            vector[layout["leader"]] = leader[rotation]
-            vector[layout["playing_order"]] = order[rotation]
-            vector[layout["last_choices"]] = choices[rotation].ravel()
-            vector[layout["known_values"]] = known[seat][rotation[1:]].ravel()
-            character = game.characters[seat]
-            vector[character_start + (0 if character is None
-                                      else 1 + CHARACTERS.index(character))] = 1.0
-            live = self.agents and game.alive[seat] and not game.done
-            mask = self._mask.copy() if live else self._no_mask.copy()
-            observations[agent] = {"observation": vector, "action_mask": mask}
+            mask = self._mask if live and game.alive[seat] else self._no_mask
+            observations[agent] = {"observation": buffer[self._gather[seat]],
+                                   "action_mask": mask.copy()}
         return observations
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
