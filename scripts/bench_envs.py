@@ -100,7 +100,22 @@ def bench_hungry(args) -> None:
         )
 
 
-BENCHMARKS = {"hungry": bench_hungry}
+def bench_hunger_show(args) -> None:
+    from pettingzoo.classic import rps_v2
+
+    from hunger_rl.envs import hunger_show_v0
+
+    compare(
+        "hunger_show_v0 parallel 4p",
+        parallel_steps_per_second,
+        lambda: hunger_show_v0.parallel_env(num_players=4),
+        rps_v2.parallel_env,
+        "rps_v2 parallel_env()",
+        args,
+    )
+
+
+BENCHMARKS = {"hungry": bench_hungry, "hunger_show": bench_hunger_show}
 
 
 def main() -> None:

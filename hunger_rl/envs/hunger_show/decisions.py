@@ -125,11 +125,13 @@ class DefaultDecisions:
         for tokens in by_value:
             if len(tokens) > 1:
                 tokens.sort(key=lambda t: (SUPPER_RANK[category[t]], t))
+        if by_value[4]:
+            return [by_value[4][0]]  # a single 4 beats every other pattern
         best_head, best_mix, best = None, None, None
         for head, needed in SUPPER_PLANS:
             if best_head is not None and head != best_head:
                 break  # later patterns overpay more or use more tokens
-            if any(len(by_value[v]) < n for v, n in needed):
+            if not all(len(by_value[v]) >= n for v, n in needed):
                 continue
             chosen = [t for v, n in needed for t in by_value[v][:n]]
             mix = sorted(SUPPER_RANK[category[t]] for t in chosen)

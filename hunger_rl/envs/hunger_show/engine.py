@@ -557,10 +557,11 @@ class ShowGame:
                 starving.append(p)
                 continue
             meal = self.decisions[p].supper(self, p)
+            holding = self.holdings[p]
             values = [self.value[t] for t in meal]
-            if (len(set(meal)) != len(meal) or not set(meal) <= set(self.holdings[p])
-                    or any(self.category[t] == RAFT for t in meal)
-                    or sum(values) < 4 or sum(values) - min(values) >= 4):
+            total = sum(values)
+            if (total < 4 or total - min(values) >= 4 or len(set(meal)) != len(meal)
+                    or not all(t in holding and self.category[t] != RAFT for t in meal)):
                 raise RuleError(f"player_{p}'s supper must be food tokens it holds worth at "
                                 "least 4 with no superfluous token (S15)")
             payments[PLAYER_LABELS[p]] = [(CATEGORY_NAMES[self.category[t]], self.value[t])

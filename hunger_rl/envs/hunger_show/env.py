@@ -335,19 +335,22 @@ class ShowParallelEnv(ParallelEnv):
         public_column, known_field = self._public_column, self._known_value_field
         own_width = len(OWN_COLUMNS) + 2
         flat = [0.0] * self._buffer_size
+        own_base, counts_base, known_base = o["own"], o["counts"], o["known"]
         for holder, holding in enumerate(game.holdings):
-            own = o["own"] + own_width * holder
-            counts = o["counts"] + 5 * holder
+            own = own_base + own_width * holder
+            counts = counts_base + 5 * holder
+            holder_bit = 1 << holder
             for token in holding:
                 flat[own + own_column[token]] += 1
-                if unit_column[token]:
-                    flat[own + unit_column[token]] += values[token]
+                unit = unit_column[token]
+                if unit:
+                    flat[own + unit] += values[token]
                 flat[counts + public_column[token]] += 1
-                others = known[token] & ~(1 << holder)
+                others = known[token] & ~holder_bit
                 while others:  # observers other than the holder that remember this value
                     observer = (others & -others).bit_length() - 1
                     others &= others - 1
-                    cell = o["known"] + KNOWN_FIELDS * (observer * n + holder)
+                    cell = known_base + KNOWN_FIELDS * (observer * n + holder)
                     flat[cell + public_column[token]] += 1
                     flat[cell + known_field[token]] += values[token]
         flat[o["leader"] + game.leader] = 1.0
