@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from hunger_rl.envs import GAMES, load_game
+from hunger_rl.training.commands import add_commands as add_evaluation_commands
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -23,6 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--players", type=int, default=2, help="number of players")
     demo.add_argument("--seed", type=int, default=0, help="seed of the deal and of the moves")
     demo.set_defaults(handler=_demo)
+
+    add_evaluation_commands(commands)
     return parser
 
 

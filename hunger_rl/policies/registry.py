@@ -1,0 +1,87 @@
+"""Policy specs: the strings every command accepts to name a policy.
+
+``random``, ``greedy``, ``expert``; for Hungry also ``search`` or ``search:N`` (determinized
+MCTS with N simulations per move, 200 by default); or the path of a trained checkpoint.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hunger_rl.envs import GAMES
+from hunger_rl.policies.base import Policy, RandomPolicy
+
+DEFAULT_SEARCH_SIMULATIONS = 200
+CHECKPOINT_SUFFIXES = (".safetensors", ".zip", ".pt", ".pth", ".ckpt")
+
+
+def policy_specs(game: str) -> list[str]:
+    """The scripted policy names valid for ``game`` (a checkpoint path is valid too)."""
+    _check_game(game)
+    names = ["random", "greedy", "expert"]
+    if game == "hungry":
+        names.append("search")
+    return names
+
+
+def make_policy(spec: str, game: str, num_players: int) -> Policy:
+    """The policy named by ``spec`` for ``game`` with ``num_players`` players."""
+    _check_game(game)
+    if not isinstance(spec, str) or not spec:
+        raise ValueError(f"a policy spec must be a non-empty string, got {spec!r}")
+    name, _, argument = spec.partition(":")
+    if name == "random" and not argument:
+        return RandomPolicy()
+    if name in ("greedy", "expert") and not argument:
+        return _scripted(game, name)
+    if name == "search" and game == "hungry":
+        from hunger_rl.policies.hungry_search import SearchHungryPolicy
+
+        return SearchHungryPolicy(simulations=_simulations(spec, argument))
+    if _looks_like_path(spec):
+        return _load_checkpoint(spec, game, num_players)
+    raise ValueError(f"unknown policy spec {spec!r} for {game}; {_valid_specs_text(game)}")
+
+
+def _scripted(game: str, name: str) -> Policy:
+    if game == "hungry":
+        from hunger_rl.policies.hungry import ExpertHungryPolicy, GreedyHungryPolicy
+
+        return GreedyHungryPolicy() if name == "greedy" else ExpertHungryPolicy()
+    from hunger_rl.policies.hunger_show import ExpertShowPolicy, GreedyShowPolicy
+
+    return GreedyShowPolicy() if name == "greedy" else ExpertShowPolicy()
+
+
+def _simulations(spec: str, argument: str) -> int:
+    if not argument:
+        return DEFAULT_SEARCH_SIMULATIONS
+    if not argument.isdigit() or int(argument) < 1:
+        raise ValueError(f"in {spec!r}, the simulation budget must be a positive integer")
+    return int(argument)
+
+
+def _looks_like_path(spec: str) -> bool:
+    return os.path.exists(spec) or os.sep in spec or spec.endswith(CHECKPOINT_SUFFIXES)
+
+
+def _load_checkpoint(path: str, game: str, num_players: int) -> Policy:
+    if not os.path.exists(path):
+        raise ValueError(f"no checkpoint at {path!r}; {_valid_specs_text(game)}")
+    try:
+        from hunger_rl.policies.learned import load_policy
+    except ImportError as error:
+        raise ValueError(
+            f"cannot load checkpoint {path!r}: trained policies are not available ({error})"
+        ) from error
+    return load_policy(path, game=game, num_players=num_players)
+
+
+def _valid_specs_text(game: str) -> str:
+    names = [("search:N" if n == "search" else n) for n in policy_specs(game)]
+    return f"valid specs: {', '.join(names)}, or the path of a checkpoint"
+
+
+def _check_game(game: str) -> None:
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; choose one of {sorted(GAMES)}")
