@@ -154,9 +154,10 @@ class EvaluationResult:
 
         figure, axes = plt.subplots(figsize=(1.6 * len(self.rows) + 3, 4))
         shares = [r.win_share for r in self.rows]
+        # Clipped at 0: at a share of exactly 0 or 1 rounding can put the bound a hair inside.
         errors = [
-            [r.win_share - r.ci_low for r in self.rows],
-            [r.ci_high - r.win_share for r in self.rows],
+            [max(r.win_share - r.ci_low, 0.0) for r in self.rows],
+            [max(r.ci_high - r.win_share, 0.0) for r in self.rows],
         ]
         axes.bar([r.policy for r in self.rows], shares, yerr=errors, capsize=6, color="tab:blue")
         axes.axhline(self.equal_share, color="grey", linestyle="--", label="equal share")

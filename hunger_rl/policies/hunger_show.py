@@ -1,0 +1,248 @@
+"""Scripted policies for HUNGER: The Show, reading only the player's own observation.
+
+The observation holds the public table (piles, token counts per category, yesterday's choices,
+the event deck size) and the player's own tokens; :class:`ShowView` names its parts. Memory of
+earlier days comes only from observations seen before, so a policy object serves one seat of one
+game at a time and forgets everything on :meth:`Policy.reset`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from hunger_rl.envs.hunger_show.env import observation_layout
+from hunger_rl.envs.hunger_show.tokens import (
+    CAMPSITE,
+    CHICKEN,
+    FRUIT,
+    GUARD,
+    NUM_ACTIONS,
+    NUM_LOCATIONS,
+    RAFT,
+    THIEF,
+)
+from hunger_rl.policies.base import Observation, Policy, legal_actions
+
+SUPPER_COST = 4  # food value eaten by every living player each evening (S15)
+# Mean value of a token drawn from a full supply (S2): fruit 8x2 + 10x3, chicken 6x1 + 4x2 +
+# 8x4, raft units 12x1 + 12x2, coconuts 8x0 + 18x1 + 4x2.
+MEAN_FRUIT, MEAN_CHICKEN, MEAN_RAFT_UNITS, MEAN_COCONUT = 46 / 18, 46 / 18, 1.5, 26 / 30
+MEAN_FOOD = {FRUIT: MEAN_FRUIT, CHICKEN: MEAN_CHICKEN}
+# Columns of the per-player public token counts.
+COUNT_FRUIT, COUNT_CHICKEN, COUNT_RAFT, COUNT_CAN, COUNT_COCONUT = range(5)
+
+
+@dataclass(frozen=True)
+class ShowView:
+    """The parts of one player's observation, seats relative to the observer (seat 0)."""
+
+    num_players: int
+    food: float  # own food value: cans, fruit, chicken, coconuts
+    rope_units: int
+    log_units: int
+    token_counts: np.ndarray  # (seat, category): fruit, chicken, raft, can, coconut
+    alive: np.ndarray
+    day: int
+    piles: np.ndarray  # (location 1-3, kind): tokens left in the fruit, chicken, raft piles
+    events_left: int
+    last_choices: np.ndarray  # (seat, 9): one-hot location (4), one-hot act (5); zeros if none
+
+    @classmethod
+    def from_observation(cls, observation: Observation) -> ShowView:
+        vector = np.asarray(observation["observation"])
+        num_players = _num_players(vector.size)
+        layout = observation_layout(num_players)
+        food = (
+            vector[layout["own_cans"]] @ np.array([1, 2, 3, 4])
+            + vector[layout["own_fruit"]] @ np.array([2, 3])
+            + vector[layout["own_chicken"]] @ np.array([1, 2, 4])
+            + vector[layout["own_coconuts"]] @ np.array([0, 1, 2])
+        )
+        rope, log = vector[layout["own_raft_units"]].astype(int)
+        return cls(
+            num_players=num_players,
+            food=float(food),
+            rope_units=int(rope),
+            log_units=int(log),
+            token_counts=vector[layout["token_counts"]].reshape(num_players, 5),
+            alive=vector[layout["alive"]].astype(bool),
+            day=int(vector[layout["day"]][0]),
+            piles=vector[layout["piles"]].reshape(3, 3),
+            events_left=int(vector[layout["events_left"]][0]),
+            last_choices=vector[layout["last_choices"]].reshape(num_players, 9),
+        )
+
+    def pile(self, location: int, kind: int) -> int:
+        return 0 if location == CAMPSITE else int(self.piles[location - 1, kind])
+
+    def food_needed(self) -> float:
+        """Food for every supper the show may still hold (one per event card left)."""
+        return SUPPER_COST * self.events_left
+
+    def raft_token_value(self) -> float:
+        """Expected gain in raft sets from one random raft token (rope or log, 1 or 2 units),
+        plus a small share for the leftover units that break ties and build later sets."""
+        sets = min(self.rope_units, self.log_units)
+        gains = [
+            min(self.rope_units + units * (kind == 0), self.log_units + units * (kind == 1)) - sets
+            for kind in (0, 1)
+            for units in (1, 2)
+        ]
+        return float(np.mean(gains)) + 0.3 * MEAN_RAFT_UNITS
+
+
+def _num_players(size: int) -> int:
+    for players in range(2, 7):
+        if observation_layout(players)["character"].stop == size:
+            return players
+    raise ValueError(f"a vector of length {size} is not a hunger_show_v0 observation")
+
+
+def _food_weight(view: ShowView) -> float:
+    """Worth of one food point: high while the player cannot pay for the suppers ahead, low
+    once it can (spare food only breaks ties, S17)."""
+    shortfall = view.food_needed() - view.food
+    if shortfall <= 0:
+        return 0.1
+    return 1.0 + 2.0 * shortfall / max(view.food_needed(), 1.0)
+
+
+class GreedyShowPolicy(Policy):
+    """One-step greedy: the pick whose yield would be best if the player were alone there.
+
+    Alone, a gatherer draws 2 tokens (fewer if the pile is short), a thief or guard draws 2
+    coconuts (the Campsite thief steals 2 tokens of unknown kind, valued like coconuts). Food
+    is weighed by how far the player is from paying for the suppers still possible, raft tokens
+    by their expected gain in raft sets; ties are broken at random.
+    """
+
+    name = "greedy"
+
+    def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
+        view = ShowView.from_observation(observation)
+        actions = legal_actions(observation)
+        food_weight = _food_weight(view)
+        raft_value = view.raft_token_value()
+        values = np.empty(actions.size)
+        for i, action in enumerate(actions):
+            location, act = divmod(int(action), NUM_ACTIONS)
+            if act in (THIEF, GUARD):
+                values[i] = 2 * MEAN_COCONUT * food_weight
+            elif location == CAMPSITE:
+                values[i] = 0.0
+            else:
+                drawn = min(2, view.pile(location, act))
+                worth = raft_value if act == RAFT else MEAN_FOOD[act] * food_weight
+                values[i] = drawn * worth
+        best = np.flatnonzero(values >= values.max() - 1e-9)
+        return int(actions[best[rng.integers(best.size)]])
+
+
+class ExpertShowPolicy(Policy):
+    """Crowd-aware expected-value player.
+
+    - Food safety first: food counts for little once the player holds enough for every supper
+      still possible (one per event card left), and for much more while it does not.
+    - Crowd avoidance: each opponent's next pick is forecast from the picks it revealed on
+      earlier days (a frequency count with a uniform prior), so the player prefers actions it is
+      likely to perform alone (full yield) over shared (half) or crowded (cancelled) ones.
+    - Thief and guard timing: a thief's expected loot is what the others are forecast to gather
+      at that location, and at the Campsite the tokens of the richest raft holder; it is weighed
+      against the chance of meeting a guard (losing up to 2 tokens). A guard gains from the
+      thieves it expects and from every gatherer who must give it a token; gatherers count the
+      loss to a thief or the gift to a guard at their location.
+    - Raft completion: a raft token is worth its expected gain in raft sets given the player's
+      rope and log units, which favours the pile that balances its raft.
+    - End-of-show pressure: as the event deck runs down, food needs fall, so raft gathering and
+      raft theft take over.
+    """
+
+    name = "expert"
+    PRIOR_PICKS = 1.0  # pseudo-count of the uniform prior over an opponent's picks
+    RECENT_WEIGHT = 2.0  # yesterday's pick counts this much more than older ones
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self._pick_counts: np.ndarray | None = None
+        self._last_day = -1
+
+    def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
+        view = ShowView.from_observation(observation)
+        actions = legal_actions(observation)
+        forecast = self._forecast(view, actions)
+        values = np.array([self._value(view, int(a), forecast) for a in actions])
+        best = np.flatnonzero(values >= values.max() - 1e-9)
+        return int(actions[best[rng.integers(best.size)]])
+
+    def _forecast(self, view: ShowView, actions: np.ndarray) -> np.ndarray:
+        """(seat, action) chance that each living opponent picks each action today."""
+        if self._pick_counts is None or view.day < self._last_day:
+            self._pick_counts = np.zeros((view.num_players, NUM_ACTIONS * NUM_LOCATIONS))
+        if view.day > self._last_day and view.day > 0:
+            self._pick_counts *= 1.0 / self.RECENT_WEIGHT
+            for seat, choice in enumerate(view.last_choices):
+                if choice.any():
+                    location, act = int(choice[:4].argmax()), int(choice[4:].argmax())
+                    self._pick_counts[seat, location * NUM_ACTIONS + act] += 1.0
+        self._last_day = view.day
+        counts = self._pick_counts.copy()
+        counts[:, actions] += self.PRIOR_PICKS / actions.size
+        forecast = counts / counts.sum(axis=1, keepdims=True)
+        forecast[0] = 0.0
+        forecast[~view.alive] = 0.0
+        return forecast
+
+    def _value(self, view: ShowView, action: int, forecast: np.ndarray) -> float:
+        location, act = divmod(action, NUM_ACTIONS)
+        food_weight = _food_weight(view)
+        raft_value = view.raft_token_value()
+        token_worth = (raft_value + MEAN_FOOD[FRUIT] * food_weight) / 2  # a token of any kind
+        here = slice(location * NUM_ACTIONS, (location + 1) * NUM_ACTIONS)
+        others = forecast[:, here]  # (seat, act) chances at this location
+        alone, shared = _crowd_chances(others[:, act])
+        thief_risk = 1.0 - np.prod(1.0 - others[:, THIEF])
+        guard_risk = 1.0 - np.prod(1.0 - others[:, GUARD])
+        if act == THIEF:
+            if location == CAMPSITE:
+                loot = 2 * token_worth if view.token_counts[1:, COUNT_RAFT].any() else token_worth
+            else:
+                loot = sum(
+                    others[:, kind].sum() * min(1.5, view.pile(location, kind)) * (
+                        raft_value if kind == RAFT else MEAN_FOOD[kind] * food_weight
+                    )
+                    for kind in (FRUIT, CHICKEN, RAFT)
+                )
+                loot = max(loot, 2 * MEAN_COCONUT * food_weight)
+            caught = guard_risk * 2 * token_worth
+            return (alone + shared / 2) * (loot * (1 - guard_risk)) - caught
+        if act == GUARD:
+            thieves = others[:, THIEF].sum()
+            gatherers = others[:, :THIEF].sum() if location != CAMPSITE else view.alive.sum() - 1
+            catch = thieves * 2 * token_worth + thief_risk * gatherers * token_worth
+            coconuts = (1 - thief_risk) * 2 * MEAN_COCONUT * food_weight
+            return (alone + shared / 2) * (catch + coconuts)
+        if location == CAMPSITE:
+            # Resting: safe from local thieves; gives a token only to a caught Campsite thief's
+            # guard, as everyone else does.
+            return 0.0
+        drawn = min(2.0, view.pile(location, act)) * alone + min(1.0, view.pile(location, act)) * (
+            shared
+        )
+        worth = raft_value if act == RAFT else MEAN_FOOD[act] * food_weight
+        stolen = thief_risk * (1 - guard_risk)
+        gift = guard_risk * (1 - stolen) * token_worth * 0.5
+        return drawn * worth * (1 - stolen) - gift
+
+
+def _crowd_chances(chances: np.ndarray) -> tuple[float, float]:
+    """Chance that nobody else, and exactly one other, picks the same action."""
+    nobody = float(np.prod(1.0 - chances))
+    exactly_one = float(
+        sum(c * np.prod(np.delete(1.0 - chances, i)) for i, c in enumerate(chances))
+    )
+    return nobody, exactly_one
