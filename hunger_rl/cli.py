@@ -15,6 +15,24 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train(args: argparse.Namespace) -> int:
+    # Imported here: torch and stable-baselines3 take seconds to load.
+    from hunger_rl.training.config import load_config
+    from hunger_rl.training.train import train
+
+    config = load_config(args.config)
+    overrides = {"total_steps": args.total_steps, "out": args.out}
+    config = config.replace(**{k: v for k, v in overrides.items() if v is not None})
+    train(config, resume=args.resume, progress=not args.no_progress)
+    return 0
+
+
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hunger-rl", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -26,6 +44,14 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_demo)
 
     add_evaluation_commands(commands)
+
+    train = commands.add_parser("train", help="self-play MaskablePPO from a YAML config")
+    train.add_argument("config", help="a config file, e.g. configs/hungry_2p.yaml")
+    train.add_argument("--resume", help="a checkpoint folder (OUT/checkpoints/step_N)")
+    train.add_argument("--total-steps", type=_positive_int, help="override total_steps")
+    train.add_argument("--out", help="override the output folder")
+    train.add_argument("--no-progress", action="store_true", help="no progress bars")
+    train.set_defaults(handler=_train)
     return parser
 
 

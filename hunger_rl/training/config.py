@@ -1,0 +1,265 @@
+"""Training configurations: YAML files checked against an explicit schema.
+
+A config file is a mapping with the sections below; every key is optional except ``game`` and
+``num_players``, and a key that is not in the schema, or a value of the wrong type or range, is a
+``ValueError`` naming the key path (``ppo.learning_rate must be a positive number, got 'fast'``).
+
+.. code-block:: yaml
+
+    game: hungry                # hungry | hunger_show
+    num_players: 2
+    game_options: {}            # keyword arguments of the game's environment (its env card)
+    seed: 0
+    total_steps: 1500000        # learner decisions, summed over the parallel environments
+    out: runs/hungry_2p         # output folder
+    torch_threads: 1           # more threads stall on a busy 2-core machine
+    env:
+      n_envs: 8                 # parallel games
+      vec_env: dummy            # dummy (one process) | subprocess (one process per game)
+      batched: false            # switch for a batched engine; not available yet
+    ppo: {learning_rate: 3.0e-4, n_steps: 256, batch_size: 512, n_epochs: 4, gamma: 1.0,
+          gae_lambda: 0.95, clip_range: 0.2, ent_coef: 0.01, vf_coef: 0.5, max_grad_norm: 0.5}
+    network: {hidden: [256, 256], activation: tanh}
+    opponents:
+      weights: {self: 0.4, random: 0.1, greedy: 0.2, expert: 0.3}
+      snapshot_every: 10        # PPO updates between frozen snapshots of the learner
+      max_snapshots: 8          # the oldest snapshot leaves the pool first
+    evaluation:
+      every_steps: 100000
+      games: 200                # per opponent, seat-rotated
+      opponents: [random, greedy, expert]
+      final_games: 2000
+      workers: 1
+    checkpoint_every_steps: 100000
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hunger_rl.envs import GAMES
+
+SELF_PLAY = "self"
+VEC_ENV_KINDS = ("dummy", "subprocess")
+ACTIVATIONS = ("tanh", "relu")
+
+
+def _rule(check: Callable[[Any], bool], requirement: str) -> dict[str, Any]:
+    """Field metadata: a value check beyond the type, and the words for the error."""
+    return {"check": check, "requirement": requirement}
+
+
+POSITIVE = _rule(lambda v: v > 0, "a positive number")
+NON_NEGATIVE = _rule(lambda v: v >= 0, "a non-negative number")
+UNIT_INTERVAL = _rule(lambda v: 0 <= v <= 1, "a number in [0, 1]")
+
+
+@dataclass(frozen=True)
+class EnvConfig:
+    n_envs: int = field(default=8, metadata=POSITIVE)
+    vec_env: str = field(default="dummy", metadata=_rule(
+        lambda v: v in VEC_ENV_KINDS, f"one of {list(VEC_ENV_KINDS)}"))
+    # The batched engine's vector env plugs in here once it exists.
+    batched: bool = field(default=False, metadata=_rule(
+        lambda v: not v, "false (the batched engine is not wired into training yet)"))
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    learning_rate: float = field(default=3e-4, metadata=POSITIVE)
+    n_steps: int = field(default=256, metadata=POSITIVE)
+    batch_size: int = field(default=512, metadata=POSITIVE)
+    n_epochs: int = field(default=4, metadata=POSITIVE)
+    # Rewards come only at the end of a game, so no discounting by default.
+    gamma: float = field(default=1.0, metadata=UNIT_INTERVAL)
+    gae_lambda: float = field(default=0.95, metadata=UNIT_INTERVAL)
+    clip_range: float = field(default=0.2, metadata=POSITIVE)
+    ent_coef: float = field(default=0.01, metadata=NON_NEGATIVE)
+    vf_coef: float = field(default=0.5, metadata=NON_NEGATIVE)
+    max_grad_norm: float = field(default=0.5, metadata=POSITIVE)
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    hidden: list[int] = field(default_factory=lambda: [256, 256], metadata=_rule(
+        lambda v: len(v) > 0 and all(h > 0 for h in v), "a non-empty list of positive integers"))
+    activation: str = field(default="tanh", metadata=_rule(
+        lambda v: v in ACTIVATIONS, f"one of {list(ACTIVATIONS)}"))
+
+
+@dataclass(frozen=True)
+class OpponentsConfig:
+    """Who sits in the other seats. ``weights`` maps a policy spec (``random``, ``greedy``,
+    ``expert``, ``search:N``, a policy file) or ``self`` (a frozen snapshot of the learner) to
+    its relative weight; each opponent seat draws one independently every episode."""
+
+    weights: dict[str, float] = field(
+        default_factory=lambda: {SELF_PLAY: 0.4, "random": 0.1, "greedy": 0.2, "expert": 0.3},
+        metadata=_rule(lambda v: v and all(w >= 0 for w in v.values()) and sum(v.values()) > 0,
+                       "a non-empty map of non-negative weights with a positive sum"))
+    snapshot_every: int = field(default=10, metadata=POSITIVE)
+    max_snapshots: int = field(default=8, metadata=POSITIVE)
+
+
+@dataclass(frozen=True)
+class EvaluationConfig:
+    every_steps: int = field(default=100_000, metadata=POSITIVE)
+    games: int = field(default=200, metadata=POSITIVE)
+    opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"],
+                                 metadata=_rule(lambda v: len(v) > 0, "a non-empty list"))
+    final_games: int = field(default=2000, metadata=POSITIVE)
+    workers: int = field(default=1, metadata=POSITIVE)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    game: str = field(metadata=_rule(lambda v: v in GAMES, f"one of {sorted(GAMES)}"))
+    num_players: int = field(metadata=POSITIVE)
+    game_options: dict[str, Any] = field(default_factory=dict)
+    seed: int = field(default=0, metadata=NON_NEGATIVE)
+    total_steps: int = field(default=1_000_000, metadata=POSITIVE)
+    out: str = "runs/train"
+    torch_threads: int = field(default=1, metadata=POSITIVE)
+    checkpoint_every_steps: int = field(default=100_000, metadata=POSITIVE)
+    env: EnvConfig = field(default_factory=EnvConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
+    evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def replace(self, **changes: Any) -> TrainConfig:
+        return dataclasses.replace(self, **changes)
+
+
+# -- parsing ----------------------------------------------------------------------------------
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    """Read and check a YAML config file; every problem is a ``ValueError`` naming the key."""
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except OSError as error:
+        raise ValueError(f"cannot read config {path}: {error}") from error
+    except yaml.YAMLError as error:
+        raise ValueError(f"config {path} is not valid YAML: {error}") from error
+    try:
+        return config_from_dict(raw)
+    except ValueError as error:
+        raise ValueError(f"config {path}: {error}") from error
+
+
+def config_from_dict(raw: Any) -> TrainConfig:
+    config = _build(TrainConfig, raw, "")
+    _check_consistency(config)
+    return config
+
+
+def _build(cls: type, raw: Any, prefix: str) -> Any:
+    if not isinstance(raw, Mapping):
+        where = prefix.rstrip(".") or "the config"
+        raise ValueError(f"{where} must be a mapping, got {raw!r}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = [key for key in raw if key not in fields]
+    if unknown:
+        raise ValueError(f"unknown key {prefix}{unknown[0]}; known keys: {sorted(fields)}")
+    hints = typing.get_type_hints(cls)
+    values = {}
+    for name, spec in fields.items():
+        path = f"{prefix}{name}"
+        if name not in raw:
+            if spec.default is dataclasses.MISSING and spec.default_factory is dataclasses.MISSING:
+                raise ValueError(f"missing key {path}")
+            continue
+        kind = hints[name]
+        if dataclasses.is_dataclass(kind):
+            values[name] = _build(kind, raw[name], f"{path}.")
+        else:
+            values[name] = _check_value(path, raw[name], kind, spec.metadata)
+    return cls(**values)
+
+
+def _check_value(path: str, value: Any, kind: Any, rule: Mapping[str, Any]) -> Any:
+    requirement = rule.get("requirement")
+    if not _has_type(value, kind):
+        wanted = f"{_type_name(kind)}" + (f", {requirement}" if requirement else "")
+        raise ValueError(f"{path} must be {wanted}, got {value!r}")
+    if rule and not rule["check"](value):
+        raise ValueError(f"{path} must be {requirement}, got {value!r}")
+    return float(value) if kind is float else value
+
+
+def _has_type(value: Any, kind: Any) -> bool:
+    origin = typing.get_origin(kind)
+    if kind is Any:
+        return True
+    if kind is bool:
+        return isinstance(value, bool)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind is float:
+        return (isinstance(value, int | float) and not isinstance(value, bool)
+                and math.isfinite(value))
+    if kind is str:
+        return isinstance(value, str)
+    if origin is list:
+        (item,) = typing.get_args(kind)
+        return isinstance(value, list) and all(_has_type(v, item) for v in value)
+    if origin is dict:
+        key, item = typing.get_args(kind)
+        return isinstance(value, dict) and all(
+            _has_type(k, key) and _has_type(v, item) for k, v in value.items())
+    if isinstance(kind, types.UnionType):
+        return any(_has_type(value, k) for k in typing.get_args(kind))
+    raise TypeError(f"no check for type {kind}")
+
+
+def _type_name(kind: Any) -> str:
+    if typing.get_origin(kind) is list:
+        return f"a list of {_type_name(typing.get_args(kind)[0])}"
+    if typing.get_origin(kind) is dict:
+        return "a mapping"
+    return {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(
+        kind, str(kind))
+
+
+def _check_consistency(config: TrainConfig) -> None:
+    """Checks that need more than one key, or the game itself."""
+    # Imported here: the game modules and the policy registry are heavier than the schema.
+    from hunger_rl.envs import load_game
+    from hunger_rl.policies.registry import make_policy
+
+    game = load_game(config.game)
+    try:
+        game.parallel_env(num_players=config.num_players, **config.game_options) if hasattr(
+            game, "parallel_env") else game.raw_env(
+            num_players=config.num_players, **config.game_options)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"game_options or num_players rejected by {config.game}: {error}") \
+            from error
+    for section, specs in (("opponents.weights", list(config.opponents.weights)),
+                           ("evaluation.opponents", config.evaluation.opponents)):
+        for spec in specs:
+            if section == "opponents.weights" and spec == SELF_PLAY:
+                continue
+            try:
+                make_policy(spec, config.game, config.num_players)
+            except (OSError, ValueError) as error:
+                raise ValueError(f"{section}: unknown opponent {spec!r}: {error}") from error
+    rollout = config.ppo.n_steps * config.env.n_envs
+    if rollout % config.ppo.batch_size:
+        raise ValueError(
+            f"ppo.batch_size ({config.ppo.batch_size}) must divide ppo.n_steps x env.n_envs "
+            f"({rollout}), so that no minibatch is truncated")

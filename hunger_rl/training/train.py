@@ -1,0 +1,272 @@
+"""``hunger-rl train CONFIG``: self-play MaskablePPO from a config file.
+
+The trainer reads top to bottom in :func:`train`: build the vectorised single-agent games and
+the model (or restore them from a checkpoint), then alternate PPO learning with seat-rotated
+evaluations against the baselines and checkpoints, and finish with the final evaluation table,
+the learning curve and the policy file. Output folder (``config.out``):
+
+- ``policy.safetensors`` (+ ``policy.json``, its metadata): the final policy, a policy spec
+  for ``hunger-rl evaluate`` and ``hunger-rl tournament``;
+- ``checkpoints/step_<steps>/``: resumable checkpoints (see ``checkpoint.py``);
+- ``evaluation.csv`` / ``evaluation.json``: the final table, win share vs each baseline with
+  its 95% interval; ``learning_curve.csv`` / ``learning_curve.png``: the periodic evaluations;
+- ``tensorboard/``: SB3's training scalars plus ``eval/win_share_vs_<opponent>``;
+- ``config.yaml``: the config the run used.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import json
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import torch
+import yaml
+from gymnasium import spaces
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+from tqdm import tqdm
+
+from hunger_rl.policies.learned import (
+    ACTIVATION_FUNCTIONS,
+    POLICY_FILE,
+    PolicyMetadata,
+    network_weights,
+    save_policy,
+)
+from hunger_rl.training.checkpoint import TrainingState, load_checkpoint, save_checkpoint
+from hunger_rl.training.config import TrainConfig
+from hunger_rl.training.evaluation import evaluate
+from hunger_rl.training.selfplay import OpponentPool
+from hunger_rl.training.single_agent import make_single_agent_env
+
+CURVE_FIELDS = ("steps", "opponent", "games", "win_share", "ci_low", "ci_high")
+
+
+def train(config: TrainConfig, resume: str | Path | None = None,
+          progress: bool = True) -> list[dict[str, Any]]:
+    """Train as ``config`` says (continuing ``resume`` if given); return the final table."""
+    started = time.perf_counter()
+    torch.set_num_threads(config.torch_threads)
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+
+    # 1. Games: one learning seat per env, opponents from each env's self-play pool.
+    vec_env = make_vec_env(config)
+    metadata = policy_metadata(config, vec_env.observation_space, vec_env.action_space)
+    model = MaskablePPO(
+        "MlpPolicy", vec_env, seed=config.seed, verbose=0,
+        tensorboard_log=str(out / "tensorboard"),
+        policy_kwargs={"net_arch": list(config.network.hidden),
+                       "activation_fn": ACTIVATION_FUNCTIONS[config.network.activation]},
+        **asdict(config.ppo))
+
+    # 2. Start fresh (the initial network is the first snapshot) or restore a checkpoint.
+    if resume is None:
+        state = TrainingState(snapshots=[network_weights(model.policy)])
+    else:
+        state = load_checkpoint(resume, model.policy, model.policy.optimizer, metadata)
+        model.num_timesteps = state.steps
+        model.set_random_seed(config.seed + state.steps)
+    for weights in state.snapshots:
+        vec_env.env_method("add_snapshot", weights)
+
+    # 3. Learn in chunks that end at the next evaluation or checkpoint.
+    snapshots = SnapshotCallback(config, state)
+    next_evaluation = _next_multiple(model.num_timesteps, config.evaluation.every_steps)
+    next_checkpoint = _next_multiple(model.num_timesteps, config.checkpoint_every_steps)
+    with tqdm(total=config.total_steps, initial=model.num_timesteps, unit="step",
+              desc=f"train {config.game} {config.num_players}p", disable=not progress,
+              dynamic_ncols=True) as bar:
+        while model.num_timesteps < config.total_steps:
+            stop = min(next_evaluation, next_checkpoint, config.total_steps)
+            # Learning stops at the first whole rollout past ``stop``.
+            model.learn(stop - model.num_timesteps, reset_num_timesteps=False,
+                        callback=[snapshots, ProgressCallback(bar)], tb_log_name="ppo")
+            state.steps = model.num_timesteps
+            if state.steps >= config.total_steps:
+                break  # the final evaluation and checkpoint follow
+            if state.steps >= next_evaluation:
+                policy_path = save_policy(out / POLICY_FILE, model.policy,
+                                          _with_steps(metadata, state.steps))
+                rows = evaluate_policy(config, policy_path, config.evaluation.games,
+                                       seed=config.seed + state.steps)
+                state.history += [{"steps": state.steps, **row} for row in rows]
+                _log_evaluation(model, rows)
+                write_learning_curve(state.history, out)
+                next_evaluation = _next_multiple(state.steps, config.evaluation.every_steps)
+            if state.steps >= next_checkpoint:
+                _save_checkpoint(out, model, metadata, state, config)
+                next_checkpoint = _next_multiple(state.steps, config.checkpoint_every_steps)
+    vec_env.close()
+
+    # 4. Final artefacts: policy, checkpoint, evaluation table, learning curve.
+    policy_path = save_policy(out / POLICY_FILE, model.policy, _with_steps(metadata, state.steps))
+    (out / "policy.json").write_text(json.dumps(asdict(_with_steps(metadata, state.steps)),
+                                                indent=1))
+    _save_checkpoint(out, model, metadata, state, config)
+    train_seconds = time.perf_counter() - started
+    table = evaluate_policy(config, policy_path, config.evaluation.final_games,
+                            seed=config.seed + 1_000_003, progress=progress)
+    write_table(table, out, {"steps": state.steps, "train_seconds": round(train_seconds, 1),
+                             "policy": str(policy_path)})
+    write_learning_curve(state.history + [{"steps": state.steps, **row} for row in table], out)
+    print(format_table(table, config, state.steps, train_seconds))
+    return table
+
+
+# -- environments -----------------------------------------------------------------------------
+
+
+def make_vec_env(config: TrainConfig) -> VecEnv:
+    """``env.n_envs`` single-agent games, in this process or one process each."""
+    subprocess = config.env.vec_env == "subprocess"
+    factories = [functools.partial(make_training_env, config, subprocess)
+                 for _ in range(config.env.n_envs)]
+    return SubprocVecEnv(factories) if subprocess else DummyVecEnv(factories)
+
+
+def make_training_env(config: TrainConfig, in_worker: bool = False) -> Monitor:
+    if in_worker:
+        torch.set_num_threads(1)  # workers only run snapshot opponents, one game at a time
+    env = make_single_agent_env(config.game, config.num_players, config.game_options)
+    # The pool needs the env's spaces to rebuild snapshots, hence set after construction.
+    env.opponents = OpponentPool(
+        config.game, config.num_players, config.opponents.weights,
+        policy_metadata(config, env.observation_space, env.action_space),
+        config.opponents.max_snapshots)
+    return Monitor(env)
+
+
+def policy_metadata(config: TrainConfig, observation_space: spaces.Box,
+                    action_space: spaces.Discrete) -> PolicyMetadata:
+    return PolicyMetadata(
+        config.game, config.num_players, observation_size=int(observation_space.shape[0]),
+        num_actions=int(action_space.n), hidden=list(config.network.hidden),
+        activation=config.network.activation, extra={"config": config.to_dict()})
+
+
+def _with_steps(metadata: PolicyMetadata, steps: int) -> PolicyMetadata:
+    return PolicyMetadata(**{**asdict(metadata), "steps": steps})
+
+
+# -- callbacks --------------------------------------------------------------------------------
+
+
+class SnapshotCallback(BaseCallback):
+    """Every ``opponents.snapshot_every`` PPO updates, freeze the learner into every pool."""
+
+    def __init__(self, config: TrainConfig, state: TrainingState):
+        super().__init__()
+        self.every = config.opponents.snapshot_every
+        self.max_snapshots = config.opponents.max_snapshots
+        self.state = state
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        # Called once per collected rollout, i.e. once per PPO update that follows.
+        self.state.updates += 1
+        if self.state.updates % self.every == 0:
+            weights = network_weights(self.model.policy)
+            self.training_env.env_method("add_snapshot", weights)
+            self.state.snapshots = (self.state.snapshots + [weights])[-self.max_snapshots:]
+
+
+class ProgressCallback(BaseCallback):
+    def __init__(self, bar: tqdm):
+        super().__init__()
+        self.bar = bar
+
+    def _on_step(self) -> bool:
+        self.bar.update(self.training_env.num_envs)
+        return True
+
+
+def _next_multiple(value: int, every: int) -> int:
+    return (value // every + 1) * every
+
+
+def _save_checkpoint(out: Path, model: MaskablePPO, metadata: PolicyMetadata,
+                     state: TrainingState, config: TrainConfig) -> Path:
+    return save_checkpoint(out / "checkpoints" / f"step_{state.steps:09d}", model.policy,
+                           model.policy.optimizer, _with_steps(metadata, state.steps), state,
+                           config.to_dict())
+
+
+# -- evaluation -------------------------------------------------------------------------------
+
+
+def evaluate_policy(config: TrainConfig, policy_path: Path, games: int, seed: int,
+                    progress: bool = False) -> list[dict[str, Any]]:
+    """Seat-rotated games of the policy against each evaluation opponent filling all other
+    seats; one row per opponent with the policy's win share and its 95% Wilson interval."""
+    rows = []
+    for opponent in config.evaluation.opponents:
+        result = evaluate(config.game, config.num_players, [str(policy_path), opponent],
+                          games=games, seed=seed, workers=config.evaluation.workers,
+                          env_kwargs=config.game_options, progress=progress)
+        row = result.row(str(policy_path))
+        rows.append({"opponent": opponent, "games": row.games, "win_share": row.win_share,
+                     "ci_low": row.ci_low, "ci_high": row.ci_high})
+    return rows
+
+
+def _log_evaluation(model: MaskablePPO, rows: list[dict[str, Any]]) -> None:
+    for row in rows:
+        model.logger.record(f"eval/win_share_vs_{row['opponent']}", row["win_share"])
+    model.logger.dump(model.num_timesteps)
+
+
+def format_table(rows: list[dict[str, Any]], config: TrainConfig, steps: int,
+                 seconds: float) -> str:
+    lines = [f"{config.game} {config.num_players} players: policy after {steps:,} steps "
+             f"({seconds / 60:.1f} min of training), seat-rotated, 95% Wilson intervals",
+             f"{'opponent':<12}{'games':>7}{'win share':>11}   interval"]
+    lines += [f"{r['opponent']:<12}{r['games']:>7}{r['win_share']:>11.3f}   "
+              f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]" for r in rows]
+    return "\n".join(lines)
+
+
+def write_table(rows: list[dict[str, Any]], out: Path, summary: dict[str, Any]) -> None:
+    with open(out / "evaluation.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    (out / "evaluation.json").write_text(json.dumps({**summary, "rows": rows}, indent=1))
+
+
+def write_learning_curve(history: list[dict[str, Any]], out: Path) -> None:
+    """``learning_curve.csv`` and a PNG: win share against each opponent over steps."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, no display
+    import matplotlib.pyplot as plt
+
+    with open(out / "learning_curve.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=CURVE_FIELDS)
+        writer.writeheader()
+        writer.writerows({k: row[k] for k in CURVE_FIELDS} for row in history)
+    figure, axes = plt.subplots(figsize=(7, 4))
+    for opponent in dict.fromkeys(row["opponent"] for row in history):
+        rows = [row for row in history if row["opponent"] == opponent]
+        steps = [row["steps"] for row in rows]
+        axes.plot(steps, [row["win_share"] for row in rows], marker="o", label=opponent)
+        axes.fill_between(steps, [row["ci_low"] for row in rows],
+                          [row["ci_high"] for row in rows], alpha=0.2)
+    axes.set_xlabel("training steps (learner decisions)")
+    axes.set_ylabel("win share (95% interval)")
+    axes.set_ylim(0, 1)
+    axes.grid(alpha=0.3)
+    axes.legend(title="against")
+    figure.tight_layout()
+    figure.savefig(out / "learning_curve.png", dpi=100)
+    plt.close(figure)

@@ -1,0 +1,109 @@
+"""End-to-end training on a tiny config: artefacts, policy loading, resume, bad checkpoints."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hunger_rl.cli import main
+from hunger_rl.policies.learned import load_policy, read_metadata
+from hunger_rl.policies.registry import make_policy
+from hunger_rl.training.config import load_config
+from hunger_rl.training.train import train
+
+TINY = Path(__file__).with_name("tiny_hungry.yaml")
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """One tiny run through the command line (512 steps, two checkpoints)."""
+    out = tmp_path_factory.mktemp("tiny")
+    assert main(["train", str(TINY), "--out", str(out), "--no-progress"]) == 0
+    return out
+
+
+def test_training_writes_every_artefact(trained):
+    for name in ("policy.safetensors", "policy.json", "config.yaml", "evaluation.csv",
+                 "evaluation.json", "learning_curve.csv", "learning_curve.png"):
+        assert (trained / name).is_file(), name
+    assert list((trained / "tensorboard").rglob("events.out.tfevents.*"))
+    checkpoints = sorted(p.name for p in (trained / "checkpoints").iterdir())
+    assert checkpoints == ["step_000000256", "step_000000512"]
+    for name in ("policy.safetensors", "optimizer.safetensors", "snapshots.safetensors",
+                 "state.json"):
+        assert (trained / "checkpoints" / "step_000000512" / name).is_file(), name
+    summary = json.loads((trained / "evaluation.json").read_text())
+    assert summary["steps"] == 512
+    assert [row["opponent"] for row in summary["rows"]] == ["random", "greedy"]
+    for row in summary["rows"]:
+        assert 0 <= row["ci_low"] <= row["win_share"] <= row["ci_high"] <= 1
+    curve = (trained / "learning_curve.csv").read_text().splitlines()
+    assert curve[0] == "steps,opponent,games,win_share,ci_low,ci_high"
+    assert {line.split(",")[0] for line in curve[1:]} == {"256", "512"}
+
+
+def test_saved_policy_is_a_policy_spec(trained):
+    path = str(trained / "policy.safetensors")
+    policy = make_policy(path, "hungry", 2)
+    assert read_metadata(path).steps == 512
+    from hunger_rl.envs.hungry_v0 import raw_env
+
+    game_env = raw_env(num_players=2)
+    game_env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while not game_env.game.is_over:
+        observation = game_env.observe(game_env.agent_selection)
+        action = policy.act(observation, rng)
+        assert observation["action_mask"][action]
+        game_env.step(action)
+
+
+def test_policy_for_another_game_or_player_count_is_refused(trained):
+    with pytest.raises(ValueError, match="hungry with 2 players, not for hungry with 3"):
+        load_policy(trained / "policy.safetensors", game="hungry", num_players=3)
+    with pytest.raises(ValueError, match="not for hunger_show"):
+        load_policy(trained, game="hunger_show", num_players=2)
+
+
+def test_corrupt_policy_file_is_a_clear_error(trained, tmp_path):
+    corrupt = tmp_path / "policy.safetensors"
+    corrupt.write_bytes((trained / "policy.safetensors").read_bytes()[:200])
+    with pytest.raises(ValueError, match="not a readable policy file"):
+        load_policy(corrupt, game="hungry", num_players=2)
+    not_a_policy = tmp_path / "notes.safetensors"
+    not_a_policy.write_text("hello")
+    with pytest.raises(ValueError, match="not a readable policy file"):
+        load_policy(not_a_policy, game="hungry", num_players=2)
+
+
+def test_resume_continues_the_step_count(trained, tmp_path):
+    config = load_config(TINY).replace(out=str(tmp_path), total_steps=768)
+    table = train(config, resume=trained / "checkpoints" / "step_000000256", progress=False)
+    summary = json.loads((tmp_path / "evaluation.json").read_text())
+    assert summary["steps"] == 768
+    assert len(table) == 2
+    # The history before the checkpoint is kept; the run resumed at 256, not at 0.
+    state = json.loads((tmp_path / "checkpoints" / "step_000000768" / "state.json").read_text())
+    assert [entry["steps"] for entry in state["history"]][:2] == [256, 256]
+    assert not (tmp_path / "checkpoints" / "step_000000256").exists()
+
+
+def test_resume_from_a_mismatched_checkpoint_is_refused(trained, tmp_path):
+    config = load_config(TINY).replace(out=str(tmp_path), num_players=3)
+    with pytest.raises(ValueError, match="num_players is 2 there, 3 here"):
+        train(config, resume=trained / "checkpoints" / "step_000000512", progress=False)
+
+
+def test_resume_from_a_corrupt_checkpoint_is_refused(trained, tmp_path):
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    source = trained / "checkpoints" / "step_000000512"
+    for item in source.iterdir():
+        (broken / item.name).write_bytes(item.read_bytes())
+    (broken / "optimizer.safetensors").write_bytes(b"\x00" * 10)
+    config = load_config(TINY).replace(out=str(tmp_path / "out"))
+    with pytest.raises(ValueError, match="is corrupt"):
+        train(config, resume=broken, progress=False)
+    with pytest.raises(ValueError, match="not a training checkpoint"):
+        train(config, resume=tmp_path, progress=False)
