@@ -494,15 +494,14 @@ class ShowGame:
             groups[choices[p][1]].append(p)
         loot: dict[int, int] = {}  # token gathered here today -> its holder
         present: set[int] = set()
-        for kind in range(3):
-            gatherers = groups[kind]
-            if not 1 <= len(gatherers) <= 2:
+        for p in here:  # S7: gatherers draw in playing order, whatever they gather
+            kind = choices[p][1]
+            if kind >= THIEF or not 1 <= len(groups[kind]) <= 2:
                 continue  # S8: 3+ cancel each other
-            quota = 2 if len(gatherers) == 1 else 1  # S9
-            for p in gatherers:
-                for token in self._gather(loc, kind, p, quota):
-                    loot[token] = p
-                    present.add(p)  # S8: a player who drew nothing counts as absent
+            quota = 2 if len(groups[kind]) == 1 else 1  # S9
+            for token in self._gather(loc, kind, p, quota):
+                loot[token] = p
+                present.add(p)  # S8: a player who drew nothing counts as absent
         thieves = groups[THIEF] if len(groups[THIEF]) <= 2 else []
         guards = groups[GUARD] if len(groups[GUARD]) <= 2 else []
         if thieves and guards:
