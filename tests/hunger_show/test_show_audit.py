@@ -4,9 +4,11 @@ before supper and holdings show exactly what the resolution did."""
 
 from __future__ import annotations
 
+import pytest
 from show_helpers import make_game, play
 
-from hunger_rl.envs.hunger_show.tokens import BEACH, CHICKEN, FRUIT
+from hunger_rl.envs.hunger_show.engine import RuleError
+from hunger_rl.envs.hunger_show.tokens import BEACH, CAMPSITE, CHICKEN, FRUIT
 
 
 def test_gatherers_of_different_kinds_draw_in_playing_order():
@@ -19,3 +21,13 @@ def test_gatherers_of_different_kinds_draw_in_playing_order():
                if reason == "gather"]
     assert gathers == [("chicken", "player_0"), ("chicken", "player_0"),
                        ("fruit", "player_1"), ("fruit", "player_1")]
+
+
+@pytest.mark.parametrize("bad", [5, ("beach", 1), (1.5, 0), (0, 0, 0), (2, 0)])
+def test_a_malformed_pick_is_a_rule_error_and_changes_nothing(bad):
+    # play_day promises a RuleError before anything changes, whatever the bad pick looks like.
+    game = make_game(2)
+    before = game.to_dict()
+    with pytest.raises(RuleError, match="player_0 needs a"):
+        game.play_day([bad, (CAMPSITE, FRUIT)])
+    assert game.to_dict() == before

@@ -142,6 +142,16 @@ def supply_pools(num_players: int) -> tuple[dict[tuple[int, int, int], tuple[int
     return ({k: tuple(v) for k, v in shared.items()}, {k: tuple(v) for k, v in cans.items()})
 
 
+def _is_pick(choice: Any, num_locs: int) -> bool:
+    """Whether ``choice`` is a pair of whole numbers naming a location in play and an action."""
+    try:
+        location, action = choice
+        return (location == int(location) and action == int(action)
+                and 0 <= location < num_locs and 0 <= action < NUM_ACTIONS)
+    except (TypeError, ValueError):
+        return False
+
+
 class ShowGame:
     """State and rules of one game. Seats 0..N-1; "left" of seat s is seat s+1 (mod N)."""
 
@@ -322,10 +332,6 @@ class ShowGame:
                 food += self.value[t]
         sets = min(units)
         return sets, units[0] + units[1] - 2 * sets, food
-
-    def legal_choices(self) -> int:
-        """Number of legal actions: every (location, action) pair of a location in play (S6)."""
-        return NUM_ACTIONS * self.config.num_locations
 
     def token_places(self) -> dict[int, str]:
         """Where every token is, for checks: each token id appears exactly once."""
@@ -592,8 +598,7 @@ class ShowGame:
             if not self.alive[seat]:
                 if choice is not None:
                     raise RuleError(f"player_{seat} is eliminated and cannot choose")
-            elif (choice is None or len(choice) != 2 or not 0 <= choice[0] < locs
-                  or not 0 <= choice[1] < NUM_ACTIONS):
+            elif not _is_pick(choice, locs):
                 raise RuleError(f"player_{seat} needs a (location, action) pair with a "
                                 f"location below {locs}, got {choice!r}")
         choices = [None if c is None else (int(c[0]), int(c[1])) for c in choices]
