@@ -4,7 +4,8 @@ Each simulation deals the cards the searching player has not seen at random, con
 its view (:meth:`HungryView.sample_state`), walks one shared tree of plays with UCB1 restricted to
 the plays legal in that deal (each child's "availability" counts the simulations where it could
 have been chosen), adds one node, and finishes the deal with a fast rollout. Rewards are win
-shares (H9), so a node's value is its mover's chance of winning.
+shares (H9), so a node's value is its mover's chance of winning. At the root the expert's
+position values, as a softmax prior, steer simulations to promising plays (PUCT).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ class SearchHungryPolicy(Policy):
         return weights / weights.sum()
 
     def _simulate(self, root: _Node, state: HungryState, rng: np.random.Generator) -> list[float]:
-        """One simulation below ``root`` from ``state``; returns every seat's win share."""
+        """One simulation below ``root`` from ``state``; returns every seat's reward."""
         node = root
         path = []
         while not state.is_over:
@@ -116,11 +117,11 @@ class SearchHungryPolicy(Policy):
             state.apply_action(int(legal[choice]))
             node = children[choice]
             path.append(node)
-        shares = random_rollout(state, rng)
+        rewards = random_rollout(state, rng)
         for visited in path:
             visited.visits += 1
-            visited.reward += shares[visited.mover]
-        return shares
+            visited.reward += rewards[visited.mover]
+        return rewards
 
 
 def random_rollout(state: HungryState, rng: np.random.Generator) -> list[float]:
@@ -138,3 +139,4 @@ def random_rollout(state: HungryState, rng: np.random.Generator) -> list[float]:
     np.add.at(counts, (owner, resort), 1)
     score = score_resorts(counts.tolist(), state.tied_second)
     return win_shares(seats, score.winners)
+

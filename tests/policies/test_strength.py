@@ -1,0 +1,15 @@
+"""Strength order of the scripted baselines (slow: run with ``make test-slow``)."""
+
+import pytest
+
+from hunger_rl.training.evaluation import evaluate
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize("game", ["hungry", "hunger_show"])
+@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize(("stronger", "weaker"), [("greedy", "random"), ("expert", "greedy")])
+def test_stronger_policy_wins_more_than_its_share(game, players, stronger, weaker):
+    result = evaluate(game, players, [stronger, weaker], games=400, seed=11, progress=False)
+    assert result.row(stronger).ci_low > result.equal_share
