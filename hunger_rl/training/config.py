@@ -31,6 +31,13 @@ A config file is a mapping with the sections below; every key is optional except
       final_games: 2000
       workers: 1
     checkpoint_every_steps: 100000
+    backend: sb3                # sb3 (this machine) | rllib (Ray RLlib, one machine or a cluster)
+    rllib:                      # read only by the rllib backend, which ignores env, ppo.n_steps,
+      num_env_runners: 2        # ppo.batch_size and checkpoint_every_steps
+      address: null             # null starts a local Ray instance; "auto" or "HOST:6379" joins
+      train_batch_size: 4000    # a running cluster
+      minibatch_size: 500
+      num_learners: 0           # 0: learn in the driver process
 """
 
 from __future__ import annotations
@@ -50,6 +57,7 @@ from hunger_rl.envs import GAMES
 
 SELF_PLAY = "self"
 VEC_ENV_KINDS = ("dummy", "subprocess")
+BACKENDS = ("sb3", "rllib")
 ACTIVATIONS = ("tanh", "relu")
 
 
@@ -121,6 +129,15 @@ class EvaluationConfig:
 
 
 @dataclass(frozen=True)
+class RLlibConfig:
+    num_env_runners: int = field(default=2, metadata=NON_NEGATIVE)
+    address: str | None = None
+    train_batch_size: int = field(default=4000, metadata=POSITIVE)
+    minibatch_size: int = field(default=500, metadata=POSITIVE)
+    num_learners: int = field(default=0, metadata=NON_NEGATIVE)
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     game: str = field(metadata=_rule(lambda v: v in GAMES, f"one of {sorted(GAMES)}"))
     num_players: int = field(metadata=POSITIVE)
@@ -135,6 +152,9 @@ class TrainConfig:
     network: NetworkConfig = field(default_factory=NetworkConfig)
     opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
     evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
+    backend: str = field(default="sb3", metadata=_rule(
+        lambda v: v in BACKENDS, f"one of {list(BACKENDS)}"))
+    rllib: RLlibConfig = field(default_factory=RLlibConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -205,6 +225,8 @@ def _has_type(value: Any, kind: Any) -> bool:
     origin = typing.get_origin(kind)
     if kind is Any:
         return True
+    if kind is type(None):
+        return value is None
     if kind is bool:
         return isinstance(value, bool)
     if kind is int:
@@ -231,8 +253,10 @@ def _type_name(kind: Any) -> str:
         return f"a list of {_type_name(typing.get_args(kind)[0])}"
     if typing.get_origin(kind) is dict:
         return "a mapping"
-    return {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(
-        kind, str(kind))
+    if isinstance(kind, types.UnionType):
+        return " or ".join(_type_name(k) for k in typing.get_args(kind))
+    return {bool: "true or false", int: "an integer", float: "a number", str: "a string",
+            type(None): "null"}.get(kind, str(kind))
 
 
 def _check_consistency(config: TrainConfig) -> None:
@@ -258,6 +282,12 @@ def _check_consistency(config: TrainConfig) -> None:
                 make_policy(spec, config.game, config.num_players)
             except (OSError, ValueError) as error:
                 raise ValueError(f"{section}: unknown opponent {spec!r}: {error}") from error
+    if config.backend == "rllib":
+        if config.rllib.minibatch_size > config.rllib.train_batch_size:
+            raise ValueError(
+                f"rllib.minibatch_size ({config.rllib.minibatch_size}) must not exceed "
+                f"rllib.train_batch_size ({config.rllib.train_batch_size})")
+        return
     rollout = config.ppo.n_steps * config.env.n_envs
     if rollout % config.ppo.batch_size:
         raise ValueError(
