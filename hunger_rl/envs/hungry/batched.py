@@ -1,0 +1,822 @@
+"""Batched Hungry: B games of the same player count held in arrays, stepped with one call.
+
+The rules are those of :mod:`hunger_rl.envs.hungry.engine` (H1-H9), re-implemented as compiled
+per-game loops (numba) so that a whole batch steps without a Python call per game. Observations,
+action masks, action encoding and rewards are exactly those of ``hungry_v0``; a differential test
+replays the batch's games through the reference engine and environment.
+
+One call of :meth:`BatchedHungry.step` plays one action in every game (B agent-steps), then, for
+the player now to move in each game, writes its observation and action mask. A game that ends in
+that step reports its rewards, final totals and winners, and is dealt again at once (auto-reset),
+so the observation returned for it is the first one of its next game.
+
+Seeds. ``reset(seeds=[s_0, ..., s_{B-1}])`` deals game i exactly as ``hungry_v0`` does after
+``reset(seed=s_i)`` (so as ``HungryState.new_game(N, np.random.default_rng(s_i))`` with the
+default first player, and with the same seeded first player when ``first_player="random"``).
+The games that follow in slot i come from the slot's own stream: game ``e`` (e = 1, 2, ...) of
+slot i is dealt by :func:`stream_deck` ``(s_i, e)``, a counter-based shuffle (SplitMix64 keyed by
+the slot seed and the game number), because a NumPy ``Generator`` per auto-reset would cost more
+than the games themselves. A slot's sequence of deals depends only on its seed, never on the other
+slots or on the actions.
+
+Layout. Every small field of one game lives in one int8 row of ``BatchedHungry.games`` (offsets
+below, sized for 4 players whatever the player count), so the compiled code touches one
+contiguous block per game and passes one array around; the deal streams are separate uint64
+arrays. Policies for the batch (uniformly random and greedy) are compiled alike, so that opponents
+inside a batched training environment cost about as much as the engine itself.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from hunger_rl.envs.hungry.engine import (
+    ACTION_RESORT,
+    COPIES_PER_TYPE,
+    DECK_SIZE,
+    FULL_DECK,
+    HAND_SIZE,
+    HOTEL_POINTS,
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    NUM_CARD_TYPES,
+    NUM_RESORTS,
+    NUM_STARS,
+    REMOVED_CARDS,
+    SECOND_PLACE_POINTS,
+    TIED_SECOND_RULES,
+    TOTAL_PLAYS,
+    TWO_HOMES_BONUS,
+    HungryState,
+    IllegalActionError,
+    check_num_players,
+    describe_action,
+)
+from hunger_rl.envs.hungry.env import REWARD_MODES, SCORE_SCALE, observation_layout
+
+NO_PLAYER = -1
+POLICY_KINDS = ("random", "greedy")
+_REWARD_CODES = {"win": 0, "score": 1}
+_POLICY_CODES = {"random": 0, "greedy": 1}
+_ACTION_RESORT = np.array(ACTION_RESORT, dtype=np.int64)
+_FULL_DECK = np.array(FULL_DECK, dtype=np.int8)
+
+# Offsets into a game's int8 row. Every count fits: at most 2 cards per type, 48 plays, and a
+# total of at most 55.
+HANDS = 0  # [player * 25 + card type]: cards in hand
+PLACED = HANDS + MAX_PLAYERS * NUM_CARD_TYPES  # [player * 50 + action]: tourists placed
+PLAYED = PLACED + MAX_PLAYERS * NUM_ACTIONS  # [card type]: cards placed by anyone
+COUNTS = PLAYED + NUM_CARD_TYPES  # [player * 10 + resort]: tourists at a resort
+FIRST = COUNTS + MAX_PLAYERS * NUM_RESORTS  # [resort]: first place, or NO_PLAYER
+SECOND = FIRST + NUM_RESORTS  # [resort]: second place, or NO_PLAYER
+TOTALS = SECOND + NUM_RESORTS  # [player]: total if the game ended now
+HAND_SIZES = TOTALS + MAX_PLAYERS  # [player]
+ORDER = HAND_SIZES + MAX_PLAYERS  # [50]: the deal, 2 removed, the hands, then the deck
+DECK_POS = ORDER + DECK_SIZE  # index in ORDER of the next card to draw
+CURRENT = DECK_POS + 1  # player to move
+NUM_PLAYS = CURRENT + 1
+BONUS_HOLDER = NUM_PLAYS + 1  # holder of the two-homes bonus so far (H8), or NO_PLAYER
+ROW_SIZE = BONUS_HOLDER + 1
+
+_jit = numba.njit(cache=True, nogil=True)
+
+
+class StepOutputs(NamedTuple):
+    """What one step reports; the arrays are reused (overwritten) by the next step.
+
+    ``observations[b]`` and ``action_masks[b]`` are those of the player to move in game b (its
+    next game if the step ended one), ``to_move[b]`` that player. ``rewards[b, p]`` is seat p's
+    terminal reward, zero unless ``terminated[b]``; ``final_totals`` and ``winners`` are filled
+    only where ``terminated``.
+    """
+
+    observations: np.ndarray
+    action_masks: np.ndarray
+    to_move: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    final_totals: np.ndarray
+    winners: np.ndarray
+
+
+# -- random numbers -------------------------------------------------------------------------------
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_2 = np.uint64(0x94D049BB133111EB)
+
+
+@_jit
+def _splitmix_finish(z):
+    z = (z ^ (z >> np.uint64(30))) * _MIX_1
+    z = (z ^ (z >> np.uint64(27))) * _MIX_2
+    return z ^ (z >> np.uint64(31))
+
+
+@_jit
+def _below(rng_state, slot, n):
+    """A random integer in 0..n-1 from ``rng_state[slot]`` (SplitMix64), advancing it.
+
+    Multiply-shift on the top 32 bits: the bias is below 2**-26 for the n <= 50 used here.
+    """
+    rng_state[slot] += _GOLDEN
+    high = _splitmix_finish(rng_state[slot]) >> np.uint64(32)
+    return np.int64((high * np.uint64(n)) >> np.uint64(32))
+
+
+@_jit
+def _stream_key(seed, game_number):
+    return _splitmix_finish(_splitmix_finish(seed + _GOLDEN) + np.uint64(game_number))
+
+
+@_jit
+def _shuffle_deal(g, b, deal_rng, seed, game_number, num_players, random_first):
+    """Write deal ``game_number`` of ``seed``'s stream into game b's order; return the first player.
+
+    The first player (when random) is drawn before the shuffle, as in ``hungry_v0``; the shuffle
+    is Fisher-Yates from the last position down.
+    """
+    deal_rng[b] = _stream_key(seed, game_number)
+    first = 0
+    if random_first:
+        first = _below(deal_rng, b, num_players)
+    for i in range(DECK_SIZE):
+        g[b, ORDER + i] = _FULL_DECK[i]
+    for i in range(DECK_SIZE - 1, 0, -1):
+        j = _below(deal_rng, b, i + 1)
+        card = g[b, ORDER + i]
+        g[b, ORDER + i] = g[b, ORDER + j]
+        g[b, ORDER + j] = card
+    return first
+
+
+def stream_deck(
+    seed: int, game_number: int, num_players: int = 2, random_first: bool = False
+) -> tuple[list[int], int]:
+    """Deal ``game_number`` of the auto-reset stream of a slot seeded ``seed``.
+
+    Returns ``(order, first_player)``: the 50 card types top first (pass ``order`` as ``deck=``
+    to :meth:`HungryState.new_game` to replay the game in the reference engine) and the first
+    player (0 unless ``random_first``).
+    """
+    row = np.zeros((1, ROW_SIZE), np.int8)
+    deal_rng = np.zeros(1, np.uint64)
+    first = _shuffle_deal(
+        row, 0, deal_rng, np.uint64(seed % 2**64), game_number, num_players, random_first
+    )
+    return row[0, ORDER : ORDER + DECK_SIZE].astype(int).tolist(), int(first)
+
+
+# -- rules ----------------------------------------------------------------------------------------
+
+
+@_jit
+def _resort_points(resort):
+    return resort + 1 if resort < NUM_STARS else HOTEL_POINTS
+
+
+@_jit
+def _update_resort(g, b, resort, num_players, void_tied_second):
+    """Recompute one resort's places (H6) and move the points they are worth (H7, H8).
+
+    Places as :func:`engine.resort_places`; totals stay equal to :func:`engine.totals_from_places`
+    by taking the old places' points off and giving the new ones, and moving the two-homes bonus
+    when a home changes hands.
+    """
+    first = NO_PLAYER
+    second = NO_PLAYER
+    above = 127  # walk the distinct counts strictly below this one, high to low
+    while True:
+        count = 0
+        holder = NO_PLAYER
+        holders = 0
+        for p in range(num_players):
+            c = g[b, COUNTS + p * NUM_RESORTS + resort]
+            if c < above:
+                if c > count:
+                    count = c
+                    holder = p
+                    holders = 1
+                elif c == count:
+                    holders += 1
+        if count == 0:
+            break
+        if holders == 1:
+            if first == NO_PLAYER:
+                first = holder
+            else:
+                second = holder
+                break
+        elif first != NO_PLAYER and void_tied_second:
+            break
+        above = count
+    old_first = g[b, FIRST + resort]
+    old_second = g[b, SECOND + resort]
+    if old_second != second:
+        if old_second != NO_PLAYER:
+            g[b, TOTALS + old_second] -= SECOND_PLACE_POINTS
+        if second != NO_PLAYER:
+            g[b, TOTALS + second] += SECOND_PLACE_POINTS
+        g[b, SECOND + resort] = second
+    if old_first != first:
+        points = _resort_points(resort)
+        if old_first != NO_PLAYER:
+            g[b, TOTALS + old_first] -= points
+        if first != NO_PLAYER:
+            g[b, TOTALS + first] += points
+        g[b, FIRST + resort] = first
+        if resort < NUM_STARS:
+            _update_bonus(g, b)
+
+
+@_jit
+def _update_bonus(g, b):
+    """Give the bonus to the first player, homes scored 1 to 5 stars, to hold two homes (H8)."""
+    holder = NO_PLAYER
+    for resort in range(1, NUM_STARS):
+        owner = g[b, FIRST + resort]
+        if owner == NO_PLAYER:
+            continue
+        for lower in range(resort):
+            if g[b, FIRST + lower] == owner:
+                holder = owner
+                break
+        if holder != NO_PLAYER:
+            break
+    old = g[b, BONUS_HOLDER]
+    if old != holder:
+        if old != NO_PLAYER:
+            g[b, TOTALS + old] -= TWO_HOMES_BONUS
+        if holder != NO_PLAYER:
+            g[b, TOTALS + holder] += TWO_HOMES_BONUS
+        g[b, BONUS_HOLDER] = holder
+
+
+@_jit
+def _deal(g, b, num_players, first_player):
+    """Start game b from its order: 2 removed, 8 dealt per seat in seat order (H2)."""
+    order = g[b, ORDER : ORDER + DECK_SIZE].copy()
+    g[b, :] = 0
+    g[b, ORDER : ORDER + DECK_SIZE] = order
+    for i in range(NUM_RESORTS):
+        g[b, FIRST + i] = NO_PLAYER
+        g[b, SECOND + i] = NO_PLAYER
+    g[b, BONUS_HOLDER] = NO_PLAYER
+    position = REMOVED_CARDS
+    for p in range(num_players):
+        g[b, HAND_SIZES + p] = HAND_SIZE
+        for _ in range(HAND_SIZE):
+            g[b, HANDS + p * NUM_CARD_TYPES + order[position]] += 1
+            position += 1
+    g[b, DECK_POS] = position
+    g[b, CURRENT] = first_player
+
+
+@_jit
+def _deal_next_game(g, b, stream_seed, game_number, deal_rng, num_players, random_first):
+    game_number[b] += 1
+    first = _shuffle_deal(g, b, deal_rng, stream_seed[b], game_number[b], num_players, random_first)
+    _deal(g, b, num_players, first)
+
+
+@_jit
+def _play(g, b, action, num_players, void_tied_second):
+    """The player to move in game b plays ``action``, then draws while the deck lasts (H4)."""
+    player = np.int64(g[b, CURRENT])
+    card = action >> 1
+    hand = HANDS + player * NUM_CARD_TYPES
+    g[b, hand + card] -= 1
+    g[b, PLACED + player * NUM_ACTIONS + action] += 1
+    g[b, PLAYED + card] += 1
+    resort = _ACTION_RESORT[action]
+    g[b, COUNTS + player * NUM_RESORTS + resort] += 1
+    _update_resort(g, b, resort, num_players, void_tied_second)
+    position = np.int64(g[b, DECK_POS])
+    if position < DECK_SIZE:
+        g[b, hand + g[b, ORDER + position]] += 1
+        g[b, DECK_POS] = position + 1
+    else:
+        g[b, HAND_SIZES + player] -= 1
+    g[b, NUM_PLAYS] += 1
+    g[b, CURRENT] = (player + 1) % num_players
+
+
+@_jit
+def _score_game(g, b, num_players, reward_code, rewards_out, totals_out, winners_out):
+    """Final totals, winners (H9) and rewards (R1, or score margin) into row b of each output."""
+    best = g[b, TOTALS]
+    for p in range(1, num_players):
+        best = max(best, g[b, TOTALS + p])
+    winner = NO_PLAYER
+    # Among tied leaders, the holder of the lowest-star home wins alone (homes have one owner).
+    for resort in range(NUM_STARS):
+        owner = g[b, FIRST + resort]
+        if owner != NO_PLAYER and g[b, TOTALS + owner] == best:
+            winner = owner
+            break
+    num_winners = 0
+    total_sum = 0
+    for p in range(num_players):
+        total = g[b, TOTALS + p]
+        won = p == winner if winner != NO_PLAYER else total == best
+        winners_out[b, p] = won
+        num_winners += won
+        totals_out[b, p] = total
+        total_sum += total
+    for p in range(num_players):
+        if reward_code == 0:
+            share = 1.0 / num_winners if winners_out[b, p] else 0.0
+            rewards_out[b, p] = num_players / (num_players - 1) * (share - 1.0 / num_players)
+        else:
+            others = (total_sum - g[b, TOTALS + p]) / (num_players - 1)
+            rewards_out[b, p] = (g[b, TOTALS + p] - others) / SCORE_SCALE
+
+
+@_jit
+def _write_observation(g, b, observer, num_players, out, row):
+    """``hungry_v0``'s observation of ``observer`` in game b, written into ``out[row]``.
+
+    Slices in ``observation_layout`` order: hand, placed by relative seat, hand sizes, deck
+    size, unseen copies, totals, to-move one-hot (all zero once the game is over). Copies go
+    through slices indexed from 0, which numba compiles to vector code (indices that might be
+    negative would need a wraparound check each).
+    """
+    game = g[b]
+    obs = out[row]
+    hand = game[HANDS + observer * NUM_CARD_TYPES : HANDS + (observer + 1) * NUM_CARD_TYPES]
+    for t in range(NUM_CARD_TYPES):
+        obs[t] = hand[t]
+    offset = NUM_CARD_TYPES
+    for k in range(num_players):
+        seat = _seat_after(observer, k, num_players)
+        placed = game[PLACED + seat * NUM_ACTIONS : PLACED + (seat + 1) * NUM_ACTIONS]
+        chunk = obs[offset : offset + NUM_ACTIONS]
+        for a in range(NUM_ACTIONS):
+            chunk[a] = placed[a]
+        offset += NUM_ACTIONS
+    for k in range(num_players):
+        obs[offset + k] = game[HAND_SIZES + _seat_after(observer, k, num_players)]
+    offset += num_players
+    obs[offset] = DECK_SIZE - game[DECK_POS]
+    offset += 1
+    played = game[PLAYED : PLAYED + NUM_CARD_TYPES]
+    unseen = obs[offset : offset + NUM_CARD_TYPES]
+    for t in range(NUM_CARD_TYPES):
+        unseen[t] = COPIES_PER_TYPE - hand[t] - played[t]
+    offset += NUM_CARD_TYPES
+    for k in range(num_players):
+        obs[offset + k] = game[TOTALS + _seat_after(observer, k, num_players)]
+    offset += num_players
+    for k in range(num_players):
+        obs[offset + k] = 0.0
+    if game[NUM_PLAYS] < TOTAL_PLAYS:
+        obs[offset + _seat_after(game[CURRENT], num_players - observer, num_players)] = 1.0
+
+
+@_jit
+def _seat_after(seat, k, num_players):
+    """The seat ``k`` places after ``seat`` (0 <= k <= N, so one subtraction suffices)."""
+    seat = seat + k
+    return seat - num_players if seat >= num_players else seat
+
+
+@_jit
+def _mover_hand(g, b):
+    """The 25 card counts of the player to move in game b (a view)."""
+    hand = HANDS + np.int64(g[b, CURRENT]) * NUM_CARD_TYPES
+    return g[b, hand : hand + NUM_CARD_TYPES]
+
+
+@_jit
+def _write_mask(g, b, out):
+    """Legal actions of the player to move in game b: both destinations of each held card type."""
+    hand = _mover_hand(g, b)
+    mask = out[b]
+    for t in range(NUM_CARD_TYPES):
+        held = hand[t] > 0
+        mask[2 * t] = held
+        mask[2 * t + 1] = held
+
+
+@_jit
+def _first_illegal(g, games, actions):
+    """Index into ``games`` of the first action its game's mover may not play, else -1."""
+    for i in range(games.shape[0]):
+        b = games[i]
+        action = actions[i]
+        if action < 0 or action >= NUM_ACTIONS:
+            return i
+        if g[b, HANDS + np.int64(g[b, CURRENT]) * NUM_CARD_TYPES + (action >> 1)] == 0:
+            return i
+    return -1
+
+
+@_jit
+def _step_games(
+    g,
+    games,
+    actions,
+    stream_seed,
+    game_number,
+    deal_rng,
+    num_players,
+    void_tied_second,
+    reward_code,
+    random_first,
+    observations,
+    masks,
+    to_move,
+    rewards,
+    terminated,
+    final_totals,
+    winners,
+):
+    """Play ``actions[i]`` in game ``games[i]``; finish, re-deal and observe as :meth:`step`."""
+    for i in range(games.shape[0]):
+        b = games[i]
+        _play(g, b, actions[i], num_players, void_tied_second)
+        if g[b, NUM_PLAYS] == TOTAL_PLAYS:
+            terminated[b] = True
+            _score_game(g, b, num_players, reward_code, rewards, final_totals, winners)
+            _deal_next_game(g, b, stream_seed, game_number, deal_rng, num_players, random_first)
+        else:
+            terminated[b] = False
+            for p in range(num_players):
+                rewards[b, p] = 0.0
+        mover = g[b, CURRENT]
+        to_move[b] = mover
+        _write_observation(g, b, mover, num_players, observations, b)
+        _write_mask(g, b, masks)
+
+
+@_jit
+def _observe_movers(g, num_players, observations, masks, to_move):
+    for b in range(g.shape[0]):
+        to_move[b] = g[b, CURRENT]
+        _write_observation(g, b, g[b, CURRENT], num_players, observations, b)
+        _write_mask(g, b, masks)
+
+
+@_jit
+def _observe_seats(g, observers, num_players, out):
+    for b in range(g.shape[0]):
+        _write_observation(g, b, observers[b], num_players, out, b)
+
+
+# -- compiled policies ----------------------------------------------------------------------------
+
+
+@_jit
+def _random_action(g, b, rng_state):
+    """A uniformly random legal action of the mover in game b."""
+    hand = _mover_hand(g, b)
+    kinds = 0
+    for t in range(NUM_CARD_TYPES):
+        kinds += hand[t] > 0
+    pick = _below(rng_state, b, 2 * kinds)
+    for t in range(NUM_CARD_TYPES):
+        if hand[t] > 0:
+            if pick < 2:
+                return 2 * t + pick
+            pick -= 2
+    return -1
+
+
+@_jit
+def _greedy_action(g, b, num_players, void_tied_second, rng_state):
+    """The mover's legal action with the best margin after it, ties broken uniformly at random.
+
+    Margin: the mover's total minus the best other total, both as if the game ended right after
+    the play (one-step lookahead on the current places; the card drawn is ignored). Each
+    candidate is tried on the game's own row and undone.
+    """
+    player = np.int64(g[b, CURRENT])
+    hand = HANDS + player * NUM_CARD_TYPES
+    saved_totals = np.empty(MAX_PLAYERS, np.int8)
+    best_margin = -1000
+    best_action = -1
+    ties = 0
+    for action in range(NUM_ACTIONS):
+        if g[b, hand + (action >> 1)] == 0:
+            continue
+        resort = _ACTION_RESORT[action]
+        first = g[b, FIRST + resort]
+        second = g[b, SECOND + resort]
+        bonus_holder = g[b, BONUS_HOLDER]
+        for p in range(num_players):
+            saved_totals[p] = g[b, TOTALS + p]
+        count = COUNTS + player * NUM_RESORTS + resort
+        g[b, count] += 1
+        _update_resort(g, b, resort, num_players, void_tied_second)
+        margin = -1000
+        for p in range(num_players):
+            if p != player:
+                margin = max(margin, -np.int64(g[b, TOTALS + p]))
+        margin += g[b, TOTALS + player]
+        g[b, count] -= 1
+        g[b, FIRST + resort] = first
+        g[b, SECOND + resort] = second
+        g[b, BONUS_HOLDER] = bonus_holder
+        for p in range(num_players):
+            g[b, TOTALS + p] = saved_totals[p]
+        if margin > best_margin:
+            best_margin = margin
+            best_action = action
+            ties = 1
+        elif margin == best_margin:
+            ties += 1
+            if _below(rng_state, b, ties) == 0:
+                best_action = action
+    return best_action
+
+
+@_jit
+def _policy_actions(g, games, policy_code, num_players, void_tied_second, rng_state, out):
+    for i in range(games.shape[0]):
+        b = games[i]
+        if policy_code == 0:
+            out[i] = _random_action(g, b, rng_state)
+        else:
+            out[i] = _greedy_action(g, b, num_players, void_tied_second, rng_state)
+
+
+@_jit
+def _learner_step(
+    g,
+    actions,
+    learner_seats,
+    stream_seed,
+    game_number,
+    deal_rng,
+    policy_code,
+    policy_rng,
+    num_players,
+    void_tied_second,
+    reward_code,
+    random_first,
+    observations,
+    masks,
+    rewards,
+    terminated,
+    terminal_observations,
+    seat_rewards,
+    final_totals,
+    winners,
+):
+    """Each game: the learner plays its action, then the opponents play until it is to move again.
+
+    A game that ends on the way records the learner's reward and its final observation, is
+    dealt again, and the learner's seat moves one place on (``(seat + 1) % N``), so that a slot
+    visits every seat in turn; the opponents then play up to the learner's first turn.
+    """
+    for b in range(actions.shape[0]):
+        terminated[b] = False
+        rewards[b] = 0.0
+        action = actions[b]
+        while True:
+            _play(g, b, action, num_players, void_tied_second)
+            if g[b, NUM_PLAYS] == TOTAL_PLAYS:
+                learner = learner_seats[b]
+                terminated[b] = True
+                _score_game(g, b, num_players, reward_code, seat_rewards, final_totals, winners)
+                rewards[b] = seat_rewards[b, learner]
+                _write_observation(g, b, learner, num_players, terminal_observations, b)
+                _deal_next_game(g, b, stream_seed, game_number, deal_rng, num_players, random_first)
+                learner_seats[b] = (learner + 1) % num_players
+            if g[b, CURRENT] == learner_seats[b]:
+                break
+            if policy_code == 0:
+                action = _random_action(g, b, policy_rng)
+            else:
+                action = _greedy_action(g, b, num_players, void_tied_second, policy_rng)
+        _write_observation(g, b, learner_seats[b], num_players, observations, b)
+        _write_mask(g, b, masks)
+
+
+# -- Python interface -----------------------------------------------------------------------------
+
+
+def observation_size(num_players: int) -> int:
+    return observation_layout(num_players)["to_move"].stop
+
+
+class BatchedHungry:
+    """``num_games`` games of Hungry for ``num_players`` players, stepped together.
+
+    Options as ``hungry_v0.raw_env``: ``reward`` ("win": R1, or "score"), ``first_player``
+    ("player_0" or "random"), ``tied_second`` ("next" or "void"). Call :meth:`reset` first.
+    """
+
+    def __init__(
+        self,
+        num_games: int,
+        num_players: int = 2,
+        reward: str = "win",
+        first_player: str = "player_0",
+        tied_second: str = "next",
+    ):
+        check_num_players(num_players)
+        if num_games < 1:
+            raise ValueError(f"num_games must be at least 1, got {num_games}")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if first_player not in ("player_0", "random"):
+            raise ValueError(f"first_player must be 'player_0' or 'random', got {first_player!r}")
+        if tied_second not in TIED_SECOND_RULES:
+            raise ValueError(f"tied_second must be one of {TIED_SECOND_RULES}, got {tied_second!r}")
+        self.num_games = num_games
+        self.num_players = num_players
+        self.reward_mode = reward
+        self.random_first = first_player == "random"
+        self.tied_second = tied_second
+        self.void_tied_second = tied_second == "void"
+        self.reward_code = _REWARD_CODES[reward]
+        b, n = num_games, num_players
+        self.games = np.zeros((b, ROW_SIZE), np.int8)
+        self.stream_seed = np.zeros(b, np.uint64)
+        self.game_number = np.zeros(b, np.int64)
+        self.deal_rng = np.zeros(b, np.uint64)
+        self.all_games = np.arange(b, dtype=np.int64)
+        self.outputs = StepOutputs(
+            observations=np.zeros((b, observation_size(n)), np.float32),
+            action_masks=np.zeros((b, NUM_ACTIONS), np.int8),
+            to_move=np.zeros(b, np.int8),
+            rewards=np.zeros((b, n), np.float32),
+            terminated=np.zeros(b, np.bool_),
+            final_totals=np.zeros((b, n), np.int8),
+            winners=np.zeros((b, n), np.bool_),
+        )
+
+    # -- views of the state (numpy, for inspection and tests) ---------------------------------
+
+    @property
+    def hands(self) -> np.ndarray:
+        """(B, N, 25) cards in hand per player and card type (a view)."""
+        block = self.games[:, HANDS : HANDS + MAX_PLAYERS * NUM_CARD_TYPES]
+        return block.reshape(self.num_games, MAX_PLAYERS, NUM_CARD_TYPES)[:, : self.num_players]
+
+    @property
+    def placed(self) -> np.ndarray:
+        """(B, N, 50) tourists placed per player and action (a view)."""
+        block = self.games[:, PLACED : PLACED + MAX_PLAYERS * NUM_ACTIONS]
+        return block.reshape(self.num_games, MAX_PLAYERS, NUM_ACTIONS)[:, : self.num_players]
+
+    @property
+    def totals(self) -> np.ndarray:
+        """(B, N) each player's total if the game ended now (a view)."""
+        return self.games[:, TOTALS : TOTALS + self.num_players]
+
+    @property
+    def current_player(self) -> np.ndarray:
+        return self.games[:, CURRENT]
+
+    @property
+    def num_plays(self) -> np.ndarray:
+        return self.games[:, NUM_PLAYS]
+
+    def deck_order(self, game: int) -> list[int]:
+        """The 50-card order game ``game`` was dealt from, top first (removed, hands, deck)."""
+        return self.games[game, ORDER : ORDER + DECK_SIZE].astype(int).tolist()
+
+    # -- episodes -----------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, seeds=None) -> StepOutputs:
+        """Deal every game: game i as ``hungry_v0`` after ``reset(seed=seeds[i])``.
+
+        Without ``seeds``, they are drawn from ``seed`` (``SeedSequence(seed)``; fresh entropy
+        when ``seed`` is None). Each slot's later games come from its stream (module docstring).
+        """
+        if seeds is None:
+            seeds = np.random.SeedSequence(seed).generate_state(self.num_games, np.uint64)
+        seeds = np.asarray(seeds)
+        if seeds.shape != (self.num_games,):
+            raise ValueError(f"seeds must hold one seed per game ({self.num_games})")
+        for b, game_seed in enumerate(seeds.tolist()):
+            self.deal(b, game_seed)
+        out = self.outputs
+        out.rewards[:] = 0
+        out.terminated[:] = False
+        _observe_movers(
+            self.games, self.num_players, out.observations, out.action_masks, out.to_move
+        )
+        return out
+
+    def deal(self, game: int, seed: int) -> None:
+        """Deal game ``game`` as ``hungry_v0`` after ``reset(seed=seed)``; restart its stream.
+
+        Only the state changes; the outputs are refreshed by the next step or reset.
+        """
+        rng = np.random.default_rng(seed)
+        first = int(rng.integers(self.num_players)) if self.random_first else 0
+        dealt = HungryState.new_game(self.num_players, rng=rng, first_player=first)
+        # The engine keeps hands as counts; any order inside a seat's 8 cards deals the same hand.
+        hand_cards = [np.repeat(np.arange(NUM_CARD_TYPES), row) for row in dealt.hands]
+        order = np.concatenate([dealt.removed, *hand_cards, dealt.deck])
+        self.games[game, ORDER : ORDER + DECK_SIZE] = order
+        self.stream_seed[game] = np.uint64(seed % 2**64)
+        self.game_number[game] = 0
+        _deal(self.games, game, self.num_players, first)
+
+    # -- stepping -----------------------------------------------------------------------------
+
+    def step(self, actions) -> StepOutputs:
+        """Play ``actions[b]`` in every game b (B agent-steps); auto-reset finished games."""
+        return self.step_games(self.all_games, actions)
+
+    def step_games(self, games, actions) -> StepOutputs:
+        """Play ``actions[i]`` in game ``games[i]`` only; other games' output rows are stale.
+
+        Raises :class:`IllegalActionError`, changing nothing, if any action is not legal.
+        """
+        games = np.asarray(games, dtype=np.int64)
+        actions = np.asarray(actions, dtype=np.int64)
+        if actions.shape != games.shape:
+            raise ValueError(f"expected {games.shape[0]} actions, got shape {actions.shape}")
+        bad = _first_illegal(self.games, games, actions)
+        if bad >= 0:
+            game, action = int(games[bad]), int(actions[bad])
+            legal = np.flatnonzero(self.legal_masks()[game]).tolist()
+            what = describe_action(action) if 0 <= action < NUM_ACTIONS else "out of range"
+            raise IllegalActionError(
+                f"game {game}: player {int(self.current_player[game])} cannot play action "
+                f"{action} ({what}); legal: {legal}"
+            )
+        out = self.outputs
+        _step_games(
+            self.games,
+            games,
+            actions,
+            self.stream_seed,
+            self.game_number,
+            self.deal_rng,
+            self.num_players,
+            self.void_tied_second,
+            self.reward_code,
+            self.random_first,
+            out.observations,
+            out.action_masks,
+            out.to_move,
+            out.rewards,
+            out.terminated,
+            out.final_totals,
+            out.winners,
+        )
+        return out
+
+    # -- queries ------------------------------------------------------------------------------
+
+    def legal_masks(self) -> np.ndarray:
+        """Fresh (B, 50) int8 masks of the players to move."""
+        held = self.hands[self.all_games, self.current_player] > 0
+        masks = np.zeros((self.num_games, NUM_ACTIONS), np.int8)
+        masks[:, 0::2] = held
+        masks[:, 1::2] = held
+        return masks
+
+    def observe(self, observers) -> np.ndarray:
+        """Fresh (B, D) observations: game b as seen by seat ``observers[b]``."""
+        observers = np.asarray(observers, dtype=np.int64)
+        out = np.zeros((self.num_games, observation_size(self.num_players)), np.float32)
+        _observe_seats(self.games, observers, self.num_players, out)
+        return out
+
+
+class BatchedPolicy:
+    """A compiled policy for the movers of a :class:`BatchedHungry`: "random" or "greedy".
+
+    "random" is uniform over the legal actions. "greedy" plays the legal action that leaves the
+    mover the best margin (its total minus the best other total, both as if the game ended after
+    the play), ties broken uniformly at random. Each game slot has its own random stream, seeded
+    from ``seed``, so a slot's choices do not depend on the other slots.
+    """
+
+    def __init__(self, kind: str, num_games: int, seed: int | None = None):
+        if kind not in POLICY_KINDS:
+            raise ValueError(f"batched policy must be one of {POLICY_KINDS}, got {kind!r}")
+        self.kind = kind
+        self.code = _POLICY_CODES[kind]
+        self.rng_state = np.random.SeedSequence(seed).generate_state(num_games, np.uint64)
+        self._actions = np.zeros(num_games, np.int64)
+
+    def act(self, batch: BatchedHungry, games=None) -> np.ndarray:
+        """Actions of the movers of ``games`` (default: all), in a reused int64 array."""
+        games = batch.all_games if games is None else np.asarray(games, dtype=np.int64)
+        out = self._actions[: games.shape[0]]
+        _policy_actions(
+            batch.games,
+            games,
+            self.code,
+            batch.num_players,
+            batch.void_tied_second,
+            self.rng_state,
+            out,
+        )
+        return out
+
+
+def greedy_actions(batch: BatchedHungry, seed: int | None = 0) -> np.ndarray:
+    """The greedy policy's action in every game of ``batch`` (see :class:`BatchedPolicy`)."""
+    return BatchedPolicy("greedy", batch.num_games, seed).act(batch).copy()
