@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
 from hunger_rl.envs import GAMES, load_game
@@ -23,6 +24,9 @@ def _train(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     overrides = {"total_steps": args.total_steps, "out": args.out}
     config = config.replace(**{k: v for k, v in overrides.items() if v is not None})
+    if args.final_games is not None:
+        config = config.replace(evaluation=dataclasses.replace(
+            config.evaluation, final_games=args.final_games))
     train(config, resume=args.resume, progress=not args.no_progress)
     return 0
 
@@ -50,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--resume", help="a checkpoint folder (OUT/checkpoints/step_N)")
     train.add_argument("--total-steps", type=_positive_int, help="override total_steps")
     train.add_argument("--out", help="override the output folder")
+    train.add_argument("--final-games", type=_positive_int,
+                       help="override evaluation.final_games (games per baseline at the end)")
     train.add_argument("--no-progress", action="store_true", help="no progress bars")
     train.set_defaults(handler=_train)
     return parser

@@ -23,7 +23,7 @@ from safetensors.torch import load_file, safe_open, save_file
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from hunger_rl.policies.base import Observation, Policy
-from hunger_rl.training.single_agent import observation_scale
+from hunger_rl.training.features import make_encoder
 
 FORMAT = "hunger-rl-policy/1"
 POLICY_FILE = "policy.safetensors"
@@ -39,18 +39,23 @@ class PolicyMetadata:
     num_actions: int
     hidden: list[int]
     activation: str
+    game_options: dict[str, Any] = field(default_factory=dict)
+    # True: the network reads ``features.make_encoder``'s derived features; False: the scaled
+    # observation only.
+    features: bool = False
     steps: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
 
 def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
     """The untrained network that ``metadata`` describes, as MaskablePPO builds it."""
-    scale = observation_scale(metadata.game, metadata.num_players)
-    observation_space = spaces.Box(-np.inf, np.inf, (metadata.observation_size,), np.float32)
-    if scale.shape != observation_space.shape:
+    encoder = make_encoder(metadata.game, metadata.num_players, metadata.game_options,
+                           metadata.features)
+    if encoder.size != metadata.observation_size:
         raise ValueError(
-            f"a {metadata.game} observation for {metadata.num_players} players has "
-            f"{scale.size} numbers, the policy expects {metadata.observation_size}")
+            f"a {metadata.game} observation for {metadata.num_players} players encodes to "
+            f"{encoder.size} numbers, the policy expects {metadata.observation_size}")
+    observation_space = spaces.Box(-np.inf, np.inf, (metadata.observation_size,), np.float32)
     return MaskableActorCriticPolicy(
         observation_space,
         spaces.Discrete(metadata.num_actions),
@@ -62,7 +67,7 @@ def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
 
 
 class LearnedPolicy(Policy):
-    """A trained network playing one seat; the observation is scaled as in training."""
+    """A trained network playing one seat; observations are encoded as in training."""
 
     def __init__(self, network: MaskableActorCriticPolicy, metadata: PolicyMetadata,
                  deterministic: bool = True, name: str = "learned"):
@@ -70,7 +75,8 @@ class LearnedPolicy(Policy):
         self.metadata = metadata
         self.deterministic = deterministic
         self.name = name
-        self._scale = observation_scale(metadata.game, metadata.num_players)
+        self._encode = make_encoder(metadata.game, metadata.num_players, metadata.game_options,
+                           metadata.features)
 
     @classmethod
     def from_weights(cls, metadata: PolicyMetadata, weights: Mapping[str, Any],
@@ -84,10 +90,10 @@ class LearnedPolicy(Policy):
                              f"{error}") from error
         return cls(network, metadata, deterministic, name)
 
-    def logits(self, observations: np.ndarray) -> np.ndarray:
-        """Unmasked action logits for a (batch, observation) array of raw observations."""
+    def logits(self, observations: list[np.ndarray]) -> np.ndarray:
+        """Unmasked action logits for a batch of raw observation vectors."""
         with torch.no_grad():
-            x = torch.as_tensor(observations / self._scale, dtype=torch.float32)
+            x = torch.as_tensor(np.stack([self._encode(o) for o in observations]))
             latent = self.network.mlp_extractor.forward_actor(self.network.extract_features(x))
             return self.network.action_net(latent).numpy()
 
@@ -98,7 +104,7 @@ class LearnedPolicy(Policy):
         masks = np.stack([o["action_mask"] for o in observations]).astype(bool)
         if not masks.any(axis=1).all():
             raise ValueError("an action mask allows no action: this player is not to move")
-        logits = self.logits(np.stack([o["observation"] for o in observations]))
+        logits = self.logits([o["observation"] for o in observations])
         logits = np.where(masks, logits, -np.inf)
         if self.deterministic:
             return logits.argmax(axis=1)

@@ -16,6 +16,7 @@ A config file is a mapping with the sections below; every key is optional except
     env:
       n_envs: 8                 # parallel games
       vec_env: dummy            # dummy (one process) | subprocess (one process per game)
+      margin_shaping: 0.0       # Hungry: reward share for the change in score margin
       batched: false            # switch for a batched engine; not available yet
     ppo: {learning_rate: 3.0e-4, n_steps: 256, batch_size: 512, n_epochs: 4, gamma: 1.0,
           gae_lambda: 0.95, clip_range: 0.2, ent_coef: 0.01, vf_coef: 0.5, max_grad_norm: 0.5}
@@ -76,6 +77,8 @@ class EnvConfig:
     n_envs: int = field(default=8, metadata=POSITIVE)
     vec_env: str = field(default="dummy", metadata=_rule(
         lambda v: v in VEC_ENV_KINDS, f"one of {list(VEC_ENV_KINDS)}"))
+    # Hungry only: weight of the score-margin shaping (see HungrySingleAgentEnv); 0 is pure R1.
+    margin_shaping: float = field(default=0.0, metadata=NON_NEGATIVE)
     # The batched engine's vector env plugs in here once it exists.
     batched: bool = field(default=False, metadata=_rule(
         lambda v: not v, "false (the batched engine is not wired into training yet)"))
@@ -288,6 +291,9 @@ def _check_consistency(config: TrainConfig) -> None:
                 f"rllib.minibatch_size ({config.rllib.minibatch_size}) must not exceed "
                 f"rllib.train_batch_size ({config.rllib.train_batch_size})")
         return
+    if config.env.margin_shaping and config.game != "hungry":
+        raise ValueError("env.margin_shaping applies to hungry only; HUNGER: The Show has its "
+                         "own game_options: {reward: shaped}")
     rollout = config.ppo.n_steps * config.env.n_envs
     if rollout % config.ppo.batch_size:
         raise ValueError(

@@ -3,9 +3,10 @@
 One seat learns; every other seat is played inside ``step()`` by an opponent policy, so an
 episode is one whole game from the learner's point of view:
 
-- Observation: the learner's flat observation vector divided by :func:`observation_scale`
-  (counts become roughly 0-1, which suits an MLP); ``action_masks()`` returns its legal actions
-  as booleans (MaskablePPO reads them through it, also via ``VecEnv.env_method``).
+- Observation: the learner's flat observation vector through the game's encoder
+  (``features.make_encoder``: scaled, plus derived public features); ``action_masks()`` returns
+  its legal actions as booleans (MaskablePPO reads them through it, also via
+  ``VecEnv.env_method``).
 - Reward: the learner's own reward from the game (R1 by default), never another seat's; with
   terminal rewards it arrives on the last step.
 - Seats: the learner's seat rotates every episode (seat = offset + episode index mod N, the
@@ -28,7 +29,6 @@ The terminal ``info`` holds ``win_share`` (1 sole win, 1/k shared, 0 otherwise),
 
 from __future__ import annotations
 
-import functools
 from abc import ABC, abstractmethod
 from typing import Any, Protocol
 
@@ -38,11 +38,14 @@ import numpy as np
 from hunger_rl.envs import load_game
 from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.policies.base import Policy, RandomPolicy
+from hunger_rl.training.features import (
+    make_encoder,
+    observation_scale,  # noqa: F401 - used by the RLlib backend
+)
 
-# HUNGER's observation has no tight bounds (its Box says 1000); token counts, days and piles
-# stay well under 30, so a tenth keeps the inputs near one.
-SHOW_OBSERVATION_SCALE = 10.0
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
+# Hungry's score margin shaping counts in tens of points, the scale of its "score" reward.
+MARGIN_SCALE = 10.0
 
 
 class OpponentSource(Protocol):
@@ -81,19 +84,6 @@ def make_game_env(game: str, num_players: int, game_options: dict[str, Any] | No
     return module.raw_env(num_players=num_players, **options)
 
 
-@functools.cache
-def observation_scale(game: str, num_players: int) -> np.ndarray:
-    """Per-feature divisors of the raw observation vector (shared by training and inference)."""
-    game_env = make_game_env(game, num_players)
-    box = game_env.observation_space(game_env.possible_agents[0])["observation"]
-    if game == "hunger_show":
-        scale = np.full(box.shape, SHOW_OBSERVATION_SCALE, dtype=np.float32)
-    else:
-        scale = np.maximum(box.high, 1.0).astype(np.float32)
-    scale.flags.writeable = False  # cached and shared
-    return scale
-
-
 class SingleAgentEnv(gym.Env, ABC):
     """Common part of both games' views: spaces, seat rotation, opponents, masks."""
 
@@ -110,12 +100,9 @@ class SingleAgentEnv(gym.Env, ABC):
         self.game_env = make_game_env(game, num_players, game_options)
         self.opponents = opponents if opponents is not None else UniformRandomOpponents()
         agent = self.game_env.possible_agents[0]
-        raw_box = self.game_env.observation_space(agent)["observation"]
-        self._scale = observation_scale(game, num_players)
-        self.observation_space = gym.spaces.Box(
-            (raw_box.low / self._scale).astype(np.float32),
-            (raw_box.high / self._scale).astype(np.float32),
-            dtype=np.float32)
+        self._encode = make_encoder(game, num_players, game_options)
+        # Encoded values stay within +-100 (HUNGER's Box bound of 1000, divided by 10).
+        self.observation_space = gym.spaces.Box(-100.0, 100.0, (self._encode.size,), np.float32)
         # Updated in place every step, so that the action space below can sample from it.
         self._mask = np.zeros(int(self.game_env.action_space(agent).n), dtype=bool)
         self.action_space = MaskedDiscrete(self._mask)
@@ -182,8 +169,6 @@ class SingleAgentEnv(gym.Env, ABC):
         """The game's public view for scripted opponents, where the game has one."""
         return None
 
-    def _scaled(self, observation: np.ndarray) -> np.ndarray:
-        return (observation / self._scale).astype(np.float32)
 
     @abstractmethod
     def _start_game(self, seed: int, options: dict | None) -> None:
@@ -195,19 +180,35 @@ class SingleAgentEnv(gym.Env, ABC):
 
     @abstractmethod
     def _learner_observation(self) -> np.ndarray:
-        """The learner's scaled observation; also refreshes ``self._mask``."""
+        """The learner's encoded observation; also refreshes ``self._mask``."""
 
 
 class HungrySingleAgentEnv(SingleAgentEnv):
-    """Hungry (AEC, turn-based): opponents move in turn order until the learner is to move."""
+    """Hungry (AEC, turn-based): opponents move in turn order until the learner is to move.
+
+    ``margin_shaping`` w > 0 adds potential-based shaping: each step also pays w times the
+    change of the learner's public score margin (own total minus the best other total, in
+    tens of points, as if the game ended now). Over a game the shaping sums to w times the
+    final margin, so it rewards winning by more while giving credit to the play that earned it.
+    """
 
     def __init__(self, num_players: int = 2, game_options: dict[str, Any] | None = None,
-                 opponents: OpponentSource | None = None, illegal_action: str = "terminate"):
+                 opponents: OpponentSource | None = None, illegal_action: str = "terminate",
+                 margin_shaping: float = 0.0):
         super().__init__("hungry", num_players, game_options, opponents, illegal_action)
+        self.margin_shaping = margin_shaping
+        self._margin = 0.0
 
     def _start_game(self, seed: int, options: dict | None) -> None:
         self.game_env.reset(seed=seed, options=options)
         self._play_opponents()
+        self._margin = self._score_margin()
+
+    def _score_margin(self) -> float:
+        totals = self.game_env.game.totals()  # public: every placed card is (H5)
+        seat = self.game_env.possible_agents.index(self.learner)
+        best_other = max(t for i, t in enumerate(totals) if i != seat)
+        return (totals[seat] - best_other) / MARGIN_SCALE
 
     def _public_view(self, observation: dict[str, np.ndarray]) -> HungryView:
         return HungryView.from_observation(observation, tied_second=self.game_env.tied_second)
@@ -222,18 +223,22 @@ class HungrySingleAgentEnv(SingleAgentEnv):
         game_env = self.game_env
         game_env.step(action)
         self._play_opponents()
+        shaping = 0.0
+        if self.margin_shaping:
+            margin, self._margin = self._margin, self._score_margin()
+            shaping = self.margin_shaping * (self._margin - margin)
         if not game_env.game.is_over:
-            return 0.0, False, 0.0
+            return shaping, False, 0.0
         # Every reward of Hungry is terminal; the learner's own entry, not the last mover's.
         winners = game_env.infos[self.learner]["winners"]
         win_share = 1.0 / len(winners) if self.learner in winners else 0.0
-        return float(game_env.rewards[self.learner]), True, win_share
+        return float(game_env.rewards[self.learner]) + shaping, True, win_share
 
     def _learner_observation(self) -> np.ndarray:
         observation = self.game_env.observe(self.learner)
         # Hungry still shows the mover's mask once the game is over; nobody may move then.
         self._mask[:] = observation["action_mask"] if not self.game_env.game.is_over else False
-        return self._scaled(observation["observation"])
+        return self._encode(observation["observation"])
 
 
 class ShowSingleAgentEnv(SingleAgentEnv):
@@ -261,7 +266,7 @@ class ShowSingleAgentEnv(SingleAgentEnv):
     def _learner_observation(self) -> np.ndarray:
         observation = self._observations[self.learner]
         self._mask[:] = observation["action_mask"]
-        return self._scaled(observation["observation"])
+        return self._encode(observation["observation"])
 
 
 SINGLE_AGENT_ENVS = {"hungry": HungrySingleAgentEnv, "hunger_show": ShowSingleAgentEnv}
@@ -269,8 +274,10 @@ SINGLE_AGENT_ENVS = {"hungry": HungrySingleAgentEnv, "hunger_show": ShowSingleAg
 
 def make_single_agent_env(game: str, num_players: int, game_options: dict[str, Any] | None = None,
                           opponents: OpponentSource | None = None,
-                          illegal_action: str = "terminate") -> SingleAgentEnv:
+                          **view_options: Any) -> SingleAgentEnv:
+    """The single-agent view of ``game``; ``view_options`` go to its class (e.g.
+    ``illegal_action``, Hungry's ``margin_shaping``)."""
     if game not in SINGLE_AGENT_ENVS:
         raise ValueError(f"no single-agent view for game {game!r}; known: "
                          f"{sorted(SINGLE_AGENT_ENVS)}")
-    return SINGLE_AGENT_ENVS[game](num_players, game_options, opponents, illegal_action)
+    return SINGLE_AGENT_ENVS[game](num_players, game_options, opponents, **view_options)

@@ -136,7 +136,9 @@ def make_vec_env(config: TrainConfig) -> VecEnv:
 def make_training_env(config: TrainConfig, in_worker: bool = False) -> Monitor:
     if in_worker:
         torch.set_num_threads(1)  # workers only run snapshot opponents, one game at a time
-    env = make_single_agent_env(config.game, config.num_players, config.game_options)
+    view_options = {"margin_shaping": config.env.margin_shaping} if config.game == "hungry" else {}
+    env = make_single_agent_env(config.game, config.num_players, config.game_options,
+                                **view_options)
     # The pool needs the env's spaces to rebuild snapshots, hence set after construction.
     env.opponents = OpponentPool(
         config.game, config.num_players, config.opponents.weights,
@@ -150,7 +152,8 @@ def policy_metadata(config: TrainConfig, observation_space: spaces.Box,
     return PolicyMetadata(
         config.game, config.num_players, observation_size=int(observation_space.shape[0]),
         num_actions=int(action_space.n), hidden=list(config.network.hidden),
-        activation=config.network.activation, extra={"config": config.to_dict()})
+        activation=config.network.activation, game_options=dict(config.game_options),
+        features=True, extra={"config": config.to_dict()})
 
 
 def _with_steps(metadata: PolicyMetadata, steps: int) -> PolicyMetadata:

@@ -117,3 +117,17 @@ def test_vectorised_masks_are_each_envs_own(vec_env_class):
             observations, _, _, _ = vec_env.step(np.array(actions))
     finally:
         vec_env.close()
+
+
+def test_margin_shaping_sums_to_the_final_margin():
+    shaped = make_single_agent_env("hungry", 2, margin_shaping=0.5)
+    plain = make_single_agent_env("hungry", 2)
+    for env in (shaped, plain):
+        env.reset(seed=11)
+    rng_shaped, rng_plain = np.random.default_rng(2), np.random.default_rng(2)
+    total_shaped, _ = play_random_episode(shaped, rng_shaped)
+    total_plain, _ = play_random_episode(plain, rng_plain)
+    totals = shaped.game_env.game.totals()
+    seat = shaped.game_env.possible_agents.index(shaped.learner)
+    margin = (totals[seat] - totals[1 - seat]) / 10
+    assert total_shaped == pytest.approx(total_plain + 0.5 * margin)
