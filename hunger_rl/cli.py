@@ -17,9 +17,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
-    # Imported here: torch and stable-baselines3 take seconds to load.
+    # Imported here: torch, stable-baselines3 and Ray take seconds to load.
     from hunger_rl.training.config import load_config
-    from hunger_rl.training.train import train
 
     config = load_config(args.config)
     overrides = {"total_steps": args.total_steps, "out": args.out}
@@ -27,6 +26,17 @@ def _train(args: argparse.Namespace) -> int:
     if args.final_games is not None:
         config = config.replace(evaluation=dataclasses.replace(
             config.evaluation, final_games=args.final_games))
+    if config.backend == "rllib":
+        if args.resume:
+            raise ValueError("--resume works with the sb3 backend only")
+        try:
+            from hunger_rl.training.rllib import train_rllib
+        except ImportError as error:  # the rllib extra is not installed
+            raise ValueError(str(error)) from error
+        train_rllib(config, progress=not args.no_progress)
+        return 0
+    from hunger_rl.training.train import train
+
     train(config, resume=args.resume, progress=not args.no_progress)
     return 0
 
@@ -49,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_evaluation_commands(commands)
 
-    train = commands.add_parser("train", help="self-play MaskablePPO from a YAML config")
+    train = commands.add_parser("train", help="self-play PPO from a YAML config (SB3 or Ray RLlib)")
     train.add_argument("config", help="a config file, e.g. configs/hungry_2p.yaml")
     train.add_argument("--resume", help="a checkpoint folder (OUT/checkpoints/step_N)")
     train.add_argument("--total-steps", type=_positive_int, help="override total_steps")
