@@ -5,6 +5,7 @@ interleaved, and reports medians and their ratio, since machines are noisy.
 
     python scripts/bench_envs.py                  # every benchmark
     python scripts/bench_envs.py --only hungry    # one of them
+    python scripts/bench_envs.py --batched --one-core   # batched Hungry against Pgx
 
 References need PettingZoo's classic games: ``pip install -e '.[bench]'``.
 """
@@ -123,7 +124,21 @@ def main() -> None:
     parser.add_argument("--only", choices=sorted(BENCHMARKS), action="append")
     parser.add_argument("--seconds", type=float, default=3.0, help="length of one round")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per env")
+    parser.add_argument(
+        "--batched", action="store_true", help="batched Hungry at B=1, 256, 4096 against Pgx"
+    )
+    parser.add_argument("--players", type=int, default=2, help="players per batched game")
+    parser.add_argument(
+        "--one-core", action="store_true", help="pin to one CPU, one thread for XLA and BLAS"
+    )
     args = parser.parse_args()
+    if args.batched:
+        from bench_batched import bench_batched, pin_to_one_core
+
+        if args.one_core:
+            pin_to_one_core()
+        bench_batched(args)
+        return
     for name in args.only or BENCHMARKS:
         BENCHMARKS[name](args)
 

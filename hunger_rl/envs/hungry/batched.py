@@ -349,14 +349,19 @@ def _write_observation(g, b, observer, num_players, out, row):
     hand = game[HANDS + observer * NUM_CARD_TYPES : HANDS + (observer + 1) * NUM_CARD_TYPES]
     for t in range(NUM_CARD_TYPES):
         obs[t] = hand[t]
+    # Placed by relative seat: seats observer..N-1, then 0..observer-1, two blocks of the row.
     offset = NUM_CARD_TYPES
-    for k in range(num_players):
-        seat = _seat_after(observer, k, num_players)
-        placed = game[PLACED + seat * NUM_ACTIONS : PLACED + (seat + 1) * NUM_ACTIONS]
-        chunk = obs[offset : offset + NUM_ACTIONS]
-        for a in range(NUM_ACTIONS):
-            chunk[a] = placed[a]
-        offset += NUM_ACTIONS
+    own_block = (num_players - observer) * NUM_ACTIONS
+    source = game[PLACED + observer * NUM_ACTIONS : PLACED + num_players * NUM_ACTIONS]
+    target = obs[offset : offset + own_block]
+    for a in range(own_block):
+        target[a] = source[a]
+    offset += own_block
+    source = game[PLACED : PLACED + observer * NUM_ACTIONS]
+    target = obs[offset : offset + observer * NUM_ACTIONS]
+    for a in range(observer * NUM_ACTIONS):
+        target[a] = source[a]
+    offset += observer * NUM_ACTIONS
     for k in range(num_players):
         obs[offset + k] = game[HAND_SIZES + _seat_after(observer, k, num_players)]
     offset += num_players
@@ -471,18 +476,24 @@ def _observe_seats(g, observers, num_players, out):
 
 @_jit
 def _random_action(g, b, rng_state):
-    """A uniformly random legal action of the mover in game b."""
+    """A uniformly random legal action of the mover in game b.
+
+    Picks one of the 2 x (held card types) legal actions; the held type is found without
+    branches, which mispredict on random hands.
+    """
     hand = _mover_hand(g, b)
     kinds = 0
     for t in range(NUM_CARD_TYPES):
         kinds += hand[t] > 0
     pick = _below(rng_state, b, 2 * kinds)
+    target = pick >> 1
+    chosen = 0
+    seen = 0
     for t in range(NUM_CARD_TYPES):
-        if hand[t] > 0:
-            if pick < 2:
-                return 2 * t + pick
-            pick -= 2
-    return -1
+        held = hand[t] > 0
+        chosen += t * (held and seen == target)
+        seen += held
+    return 2 * chosen + (pick & 1)
 
 
 @_jit

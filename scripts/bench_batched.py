@@ -1,0 +1,110 @@
+"""Batched Hungry against Pgx connect_four, in agent-steps per second (``bench_envs.py --batched``).
+
+What one agent-step is, on both sides: the player to move in one game picks a uniformly random
+legal action, the game advances by that play (re-dealt when it ends), and the next observation
+and action mask exist in memory. Hungry: ``BatchedPolicy("random").act`` then
+``BatchedHungry.step`` (full float32 observations of 51 + 53 N values and int8 masks for every
+game, every step). Pgx: one jitted function per step that samples the action from the mask
+(``jax.random.categorical``), steps the vmapped ``connect_four`` with ``auto_reset`` and returns
+the new state, observations included; the timer stops after ``block_until_ready``.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+
+HUNGRY_BATCHES = (1, 256, 4096)
+PGX_BATCH = 1024
+TARGET_BATCH = 4096
+
+
+def pin_to_one_core() -> None:
+    """One CPU, one thread for XLA and BLAS; must run before jax or numpy start threads."""
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    os.environ["XLA_FLAGS"] = (
+        os.environ.get("XLA_FLAGS", "")
+        + " --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+    )
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ[name] = "1"
+
+
+def hungry_rate(num_games: int, num_players: int, seconds: float) -> float:
+    from hunger_rl.envs.hungry.batched import BatchedHungry, BatchedPolicy
+
+    batch = BatchedHungry(num_games, num_players)
+    batch.reset(seed=0)
+    policy = BatchedPolicy("random", num_games, seed=0)
+    batch.step(policy.act(batch))  # compiled code loaded before the clock starts
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(10):
+            batch.step(policy.act(batch))
+        steps += 10 * num_games
+    return steps / (time.perf_counter() - start)
+
+
+def make_pgx_runner(num_games: int):
+    """A function running Pgx connect_four for ``seconds``, returning agent-steps/s; or None."""
+    try:
+        import jax
+        import jax.numpy as jnp
+        import pgx
+        from pgx.experimental import auto_reset
+    except ImportError:
+        return None
+    env = pgx.make("connect_four")
+    step_all = jax.vmap(auto_reset(env.step, env.init))
+
+    @jax.jit
+    def step(state, key):
+        key, action_key, step_key = jax.random.split(key, 3)
+        logits = jnp.log(state.legal_action_mask.astype(jnp.float32))
+        action = jax.random.categorical(action_key, logits, axis=-1)
+        return step_all(state, action, jax.random.split(step_key, num_games)), key
+
+    key = jax.random.PRNGKey(0)
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(key, num_games))
+    state, key = step(state, key)
+    state.observation.block_until_ready()
+
+    def run(seconds: float) -> float:
+        nonlocal state, key
+        steps = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            for _ in range(10):
+                state, key = step(state, key)
+            steps += 10 * num_games
+        state.observation.block_until_ready()
+        return steps / (time.perf_counter() - start)
+
+    return run
+
+
+def bench_batched(args) -> None:
+    num_players = args.players
+    pgx_run = make_pgx_runner(PGX_BATCH)
+    rates: dict[str, list[float]] = {}
+    for _ in range(args.rounds):
+        for batch_size in HUNGRY_BATCHES:
+            rate = hungry_rate(batch_size, num_players, args.seconds)
+            rates.setdefault(f"hungry {num_players}p B={batch_size}", []).append(rate)
+        if pgx_run is not None:
+            rates.setdefault(f"pgx connect_four B={PGX_BATCH}", []).append(pgx_run(args.seconds))
+    medians = {name: statistics.median(values) for name, values in rates.items()}
+    pgx_name = f"pgx connect_four B={PGX_BATCH}"
+    reference = medians.get(pgx_name)
+    cpus = sorted(os.sched_getaffinity(0))
+    print(
+        f"batched engines, random legal play, medians of {args.rounds} interleaved rounds "
+        f"of {args.seconds:g} s, CPUs {cpus}"
+    )
+    for name, rate in medians.items():
+        ratio = f"   {rate / reference:5.2f}x pgx" if reference and name != pgx_name else ""
+        print(f"{name:<32}{rate:>14,.0f} agent-steps/s{ratio}")
+    if reference is None:
+        print("pgx is not installed (pip install -e '.[bench]'): no reference figure")
