@@ -11,8 +11,9 @@ Design, top to bottom:
   forwards to the game and every one the mask forbids (the counts reach the results as
   ``actions_sent`` and ``masked_actions_sent``; a masked action also makes the game raise).
 - The learner is :class:`MaskedPPOModule`: RLlib's default PPO actor-critic MLP fed the
-  observation divided by :func:`observation_scale` (as the SB3 backend does), with forbidden
-  actions' logits pushed to the float minimum, so that they are never sampled.
+  observation divided by :func:`observation_scale` (the SB3 backend's scaling, without its
+  derived Hungry features), with forbidden actions' logits pushed to the float minimum, so
+  that they are never sampled.
 - Seats: every episode, :class:`EpisodeLineup` (the policy mapping function) draws one seat for
   the shared learner module and, for every other seat, an entry of ``opponents.weights``: ``self``
   is a frozen snapshot module (``snapshot_<k>``, one of ``max_snapshots`` slots, all holding
@@ -70,7 +71,8 @@ from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.policies.learned import POLICY_FILE, LearnedPolicy, PolicyMetadata, save_policy
 from hunger_rl.policies.registry import make_policy
 from hunger_rl.training.config import SELF_PLAY, TrainConfig
-from hunger_rl.training.single_agent import make_game_env, observation_scale
+from hunger_rl.training.features import observation_scale
+from hunger_rl.training.single_agent import make_game_env
 from hunger_rl.training.train import (
     evaluate_policy,
     format_table,
@@ -402,17 +404,29 @@ def algorithm_config(config: TrainConfig) -> RLlibPPOConfig:
     )
 
 
-def freeze_snapshot(algorithm, slot: int) -> None:
-    """Copy the learner into snapshot slot ``slot`` on every env runner.
+def learner_state(algorithm) -> dict[str, Any]:
+    """The learner module's full state (actor and critic) from the learner group."""
+    component = f"{COMPONENT_LEARNER}/{COMPONENT_RL_MODULE}/{LEARNER}"
+    state = algorithm.learner_group.get_state(components=component)
+    return state[COMPONENT_LEARNER][COMPONENT_RL_MODULE][LEARNER]
 
-    After each training iteration every env runner holds the learner's latest weights, so each
-    copies its own; the learner process never plays the snapshots.
+
+def freeze_snapshot(algorithm, slot: int) -> None:
+    """Copy the learner into snapshot slot ``slot``.
+
+    The copy goes into the learner group, because after every iteration RLlib pushes the
+    learner group's weights of every module that played (snapshots included) to the env
+    runners; and straight to the env runners, which would otherwise play the old snapshot
+    until that push.
     """
     snapshot = snapshot_module_id(slot)
+    state = learner_state(algorithm)
+    algorithm.learner_group.set_state(
+        {COMPONENT_LEARNER: {COMPONENT_RL_MODULE: {snapshot: state}}})
 
     def copy(env_runner) -> None:
         if env_runner.module is not None:
-            env_runner.module[snapshot].set_state(env_runner.module[LEARNER].get_state())
+            env_runner.module[snapshot].set_state(state)
 
     algorithm.env_runner_group.foreach_env_runner(copy, local_env_runner=True)
 
@@ -427,12 +441,18 @@ def sb3_policy_weights(rllib_state: dict[str, Any]) -> dict[str, np.ndarray]:
     return weights
 
 
+def exported_policy_metadata(config: TrainConfig) -> PolicyMetadata:
+    """The policy file's metadata: the SB3 backend's, with the scaled observation as input
+    (the module does not compute the SB3 backend's derived Hungry features)."""
+    raw_observation_space, action_space = game_spaces(config)
+    return dataclasses.replace(
+        policy_metadata(config, raw_observation_space["observation"], action_space),
+        features=False)
+
+
 def export_policy(algorithm, metadata: PolicyMetadata, path: Path) -> Path:
     """Write the learner as a policy file that ``load_policy`` (and so ``evaluate``) reads."""
-    component = f"{COMPONENT_LEARNER}/{COMPONENT_RL_MODULE}/{LEARNER}"
-    state = algorithm.learner_group.get_state(components=component)
-    learner_state = state[COMPONENT_LEARNER][COMPONENT_RL_MODULE][LEARNER]
-    policy = LearnedPolicy.from_weights(metadata, sb3_policy_weights(learner_state))
+    policy = LearnedPolicy.from_weights(metadata, sb3_policy_weights(learner_state(algorithm)))
     return save_policy(path, policy.network, metadata)
 
 
@@ -446,8 +466,7 @@ def train_rllib(config: TrainConfig, progress: bool = True) -> list[dict[str, An
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
-    raw_observation_space, action_space = game_spaces(config)
-    metadata = policy_metadata(config, raw_observation_space["observation"], action_space)
+    metadata = exported_policy_metadata(config)
 
     own_ray = not ray.is_initialized()
     if own_ray:
