@@ -438,6 +438,8 @@ def _step_games(
     terminated,
     final_totals,
     winners,
+    final_observers,
+    final_observations,
 ):
     """Play ``actions[i]`` in game ``games[i]``; finish, re-deal and observe as :meth:`step`."""
     for i in range(games.shape[0]):
@@ -446,6 +448,8 @@ def _step_games(
         if g[b, NUM_PLAYS] == TOTAL_PLAYS:
             terminated[b] = True
             _score_game(g, b, num_players, reward_code, rewards, final_totals, winners)
+            if final_observers.shape[0] > 0:
+                _write_observation(g, b, final_observers[b], num_players, final_observations, b)
             _deal_next_game(g, b, stream_seed, game_number, deal_rng, num_players, random_first)
         else:
             terminated[b] = False
@@ -579,16 +583,18 @@ def _learner_step(
 ):
     """Each game: the learner plays its action, then the opponents play until it is to move again.
 
-    A game that ends on the way records the learner's reward and its final observation, is
-    dealt again, and the learner's seat moves one place on (``(seat + 1) % N``), so that a slot
-    visits every seat in turn; the opponents then play up to the learner's first turn.
+    A negative action plays nothing (opponents only, as after a reset). A game that ends on the
+    way records the learner's reward and its final observation, is dealt again, and the
+    learner's seat moves one place on (``(seat + 1) % N``), so that a slot visits every seat in
+    turn; the opponents then play up to the learner's first turn.
     """
     for b in range(actions.shape[0]):
         terminated[b] = False
         rewards[b] = 0.0
         action = actions[b]
         while True:
-            _play(g, b, action, num_players, void_tied_second)
+            if action >= 0:  # a negative action: start from the opponents' turns
+                _play(g, b, action, num_players, void_tied_second)
             if g[b, NUM_PLAYS] == TOTAL_PLAYS:
                 learner = learner_seats[b]
                 terminated[b] = True
@@ -651,6 +657,8 @@ class BatchedHungry:
         self.game_number = np.zeros(b, np.int64)
         self.deal_rng = np.zeros(b, np.uint64)
         self.all_games = np.arange(b, dtype=np.int64)
+        self._no_observers = np.zeros(0, np.int64)
+        self.final_observations = np.zeros((b, observation_size(n)), np.float32)
         self.outputs = StepOutputs(
             observations=np.zeros((b, observation_size(n)), np.float32),
             action_masks=np.zeros((b, NUM_ACTIONS), np.int8),
@@ -737,9 +745,11 @@ class BatchedHungry:
         """Play ``actions[b]`` in every game b (B agent-steps); auto-reset finished games."""
         return self.step_games(self.all_games, actions)
 
-    def step_games(self, games, actions) -> StepOutputs:
+    def step_games(self, games, actions, final_observers=None) -> StepOutputs:
         """Play ``actions[i]`` in game ``games[i]`` only; other games' output rows are stale.
 
+        With ``final_observers`` (one seat per game of the batch), a game that ends writes the
+        last observation of that seat into ``final_observations[b]`` before it is dealt again.
         Raises :class:`IllegalActionError`, changing nothing, if any action is not legal.
         """
         games = np.asarray(games, dtype=np.int64)
@@ -774,6 +784,8 @@ class BatchedHungry:
             out.terminated,
             out.final_totals,
             out.winners,
+            self._no_observers if final_observers is None else final_observers,
+            self.final_observations,
         )
         return out
 
@@ -831,3 +843,95 @@ class BatchedPolicy:
 def greedy_actions(batch: BatchedHungry, seed: int | None = 0) -> np.ndarray:
     """The greedy policy's action in every game of ``batch`` (see :class:`BatchedPolicy`)."""
     return BatchedPolicy("greedy", batch.num_games, seed).act(batch).copy()
+
+
+class LearnerOutputs(NamedTuple):
+    """What :func:`step_learners` reports per game; reused (overwritten) by the next call.
+
+    ``observations``/``action_masks``: the learner's, now to move. ``rewards``: the learner's
+    reward (non-zero only where ``terminated``), ``final_observations``: its last observation of
+    the game that ended. ``seat_rewards``, ``final_totals``, ``winners``: every seat's, where
+    ``terminated``.
+    """
+
+    observations: np.ndarray
+    action_masks: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    final_observations: np.ndarray
+    seat_rewards: np.ndarray
+    final_totals: np.ndarray
+    winners: np.ndarray
+
+    @classmethod
+    def empty(cls, num_games: int, num_players: int) -> LearnerOutputs:
+        b, n, d = num_games, num_players, observation_size(num_players)
+        return cls(
+            observations=np.zeros((b, d), np.float32),
+            action_masks=np.zeros((b, NUM_ACTIONS), np.int8),
+            rewards=np.zeros(b, np.float32),
+            terminated=np.zeros(b, np.bool_),
+            final_observations=np.zeros((b, d), np.float32),
+            seat_rewards=np.zeros((b, n), np.float32),
+            final_totals=np.zeros((b, n), np.int8),
+            winners=np.zeros((b, n), np.bool_),
+        )
+
+
+def play_to_learners(
+    batch: BatchedHungry, learner_seats: np.ndarray, opponents: BatchedPolicy, out: LearnerOutputs
+) -> LearnerOutputs:
+    """After a reset: the opponents play every game up to its learner's first turn."""
+    return _run_learner_step(batch, None, learner_seats, opponents, out)
+
+
+def step_learners(
+    batch: BatchedHungry,
+    actions,
+    learner_seats: np.ndarray,
+    opponents: BatchedPolicy,
+    out: LearnerOutputs,
+) -> LearnerOutputs:
+    """Every game's learner plays ``actions[b]``; ``opponents`` play until it is to move again.
+
+    ``learner_seats`` (int64, one per game) is updated in place: when a game ends, its slot's
+    learner moves one seat on, ``(seat + 1) % N``, for the next game. Raises
+    :class:`IllegalActionError`, changing nothing, if a learner's action is not legal.
+    """
+    return _run_learner_step(batch, actions, learner_seats, opponents, out)
+
+
+def _run_learner_step(batch, actions, learner_seats, opponents, out):
+    if actions is None:
+        actions = np.full(batch.num_games, -1, np.int64)
+    else:
+        actions = np.asarray(actions, dtype=np.int64)
+        bad = _first_illegal(batch.games, batch.all_games, actions)
+        if bad >= 0:
+            raise IllegalActionError(
+                f"game {bad}: the learner cannot play action {int(actions[bad])}; legal: "
+                f"{np.flatnonzero(batch.legal_masks()[bad]).tolist()}"
+            )
+    _learner_step(
+        batch.games,
+        actions,
+        learner_seats,
+        batch.stream_seed,
+        batch.game_number,
+        batch.deal_rng,
+        opponents.code,
+        opponents.rng_state,
+        batch.num_players,
+        batch.void_tied_second,
+        batch.reward_code,
+        batch.random_first,
+        out.observations,
+        out.action_masks,
+        out.rewards,
+        out.terminated,
+        out.final_observations,
+        out.seat_rewards,
+        out.final_totals,
+        out.winners,
+    )
+    return out
