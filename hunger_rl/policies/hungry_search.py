@@ -1,11 +1,26 @@
-"""Determinized Monte Carlo tree search for Hungry (single-observer information-set MCTS).
+"""Flat determinized Monte Carlo search for Hungry, with compiled greedy playouts.
 
-Each simulation deals the cards the searching player has not seen at random, consistently with
-its view (:meth:`HungryView.sample_state`), walks one shared tree of plays with UCB1 restricted to
-the plays legal in that deal (each child's "availability" counts the simulations where it could
-have been chosen), adds one node, and finishes the deal with a fast rollout. Rewards are win
-shares (H9), so a node's value is its mover's chance of winning. At the root the expert's
-position values, as a softmax prior, steer simulations to promising plays (PUCT).
+A *simulation* is one playout: deal the cards the searching player has not seen at random,
+consistently with its view (the other hands, the deck and the two removed cards), make one
+candidate play, and play the game to its end with every seat following the greedy policy (each
+player's best margin after its own play, from its own hand and the public table). ``search:N``
+spends exactly N playouts per move.
+
+Hungry hides most of the cards, so the search stays flat: a deep tree over sampled deals would
+fuse strategies across deals that the player cannot tell apart. Instead:
+
+1. Candidates: the expert's ``CANDIDATES`` best plays (its position values), so the budget goes
+   to plays a strong player would consider.
+2. Successive halving: the budget is split over rounds; each round plays every surviving
+   candidate on the same fresh deals with the same playout random streams (common random
+   numbers, so the comparison between candidates is not drowned by the luck of the deal), then
+   keeps the better half by mean reward.
+3. Reward: the searcher's win share (H9) plus ``MARGIN_WEIGHT`` times its score margin over the
+   best opponent; the small margin term separates plays when most playouts end the same way.
+4. Choice: the surviving candidate of best mean reward, ties going to the expert's order.
+
+The playouts run through the batched engine (:mod:`hunger_rl.envs.hungry.batched`): every
+(deal, candidate) pair is one row of a batch, played to the end in compiled code.
 """
 
 from __future__ import annotations
@@ -13,48 +28,47 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numba
 import numpy as np
 
-from hunger_rl.envs.hungry.engine import (
-    NUM_CARD_TYPES,
-    NUM_STARS,
-    HungryState,
-    card_colour,
-    card_stars,
-    score_resorts,
+from hunger_rl.envs.hungry import batched
+from hunger_rl.envs.hungry.batched import (
+    BONUS_HOLDER,
+    COUNTS,
+    CURRENT,
+    DECK_POS,
+    FIRST,
+    HAND_SIZES,
+    HANDS,
+    NO_PLAYER,
+    NUM_PLAYS,
+    ORDER,
+    PLACED,
+    PLAYED,
+    ROW_SIZE,
+    SECOND,
+    TOTALS,
 )
-from hunger_rl.envs.rewards import win_shares
+from hunger_rl.envs.hungry.engine import (
+    DECK_SIZE,
+    NUM_ACTIONS,
+    NUM_CARD_TYPES,
+    NUM_RESORTS,
+    TOTAL_PLAYS,
+)
 from hunger_rl.policies.base import Observation, Policy, legal_actions
 from hunger_rl.policies.hungry import ExpertHungryPolicy, _Outlook, view_of
 
-# Home and hotel resort of each card type.
-CARD_HOME = np.array([card_stars(c) - 1 for c in range(NUM_CARD_TYPES)])
-CARD_HOTEL = np.array([NUM_STARS + card_colour(c) for c in range(NUM_CARD_TYPES)])
-
-
-class _Node:
-    __slots__ = ("children", "mover", "visits", "reward", "available")
-
-    def __init__(self, mover: int):
-        self.children: dict[int, _Node] = {}
-        self.mover = mover  # the seat whose play leads to this node
-        self.visits = 0
-        self.reward = 0.0
-        self.available = 0
+_jit = numba.njit(cache=True, nogil=True)
 
 
 class SearchHungryPolicy(Policy):
-    """Determinized MCTS with ``simulations`` simulations per move.
+    """Flat Monte Carlo over the expert's best plays with ``simulations`` playouts per move."""
 
-    The rollout sends each card that a player still holds or will draw to its home or its hotel
-    at random: the play order inside a rollout does not change who draws which card, only the
-    destinations matter, so a whole rollout is one vectorised assignment plus one scoring.
-    Returns the most visited play at the root.
-    """
-
-    EXPLORATION = 0.7
-    PRIOR_WEIGHT = 1.0
-    PRIOR_TEMPERATURE = 0.3
+    # How many of the expert's best plays compete for the budget.
+    CANDIDATES = 4
+    # Weight of the score margin (points over the best opponent) next to the 0/1 win share.
+    MARGIN_WEIGHT = 0.01
 
     def __init__(self, simulations: int = 200):
         if simulations < 1:
@@ -65,78 +79,151 @@ class SearchHungryPolicy(Policy):
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
         actions = legal_actions(observation)
         view = view_of(observation, view)
-        prior = self._prior(view, actions)
-        root_children = [_Node(mover=0) for _ in actions]
-        for simulation in range(self.simulations):
-            # PUCT at the root: the expert's judgement guides which plays get simulations.
-            scores = [
-                (c.reward / c.visits if c.visits else 0.0)
-                + self.PRIOR_WEIGHT * p * math.sqrt(simulation + 1) / (1 + c.visits)
-                for c, p in zip(root_children, prior, strict=True)
-            ]
-            pick = int(np.argmax(scores))
-            state = view.sample_state(rng)
-            state.apply_action(int(actions[pick]))
-            child = root_children[pick]
-            child.visits += 1
-            child.reward += self._simulate(child, state, rng)[0]
-        visits = np.array([c.visits for c in root_children])
-        best = np.flatnonzero(visits == visits.max())
-        return int(actions[best[rng.integers(best.size)]])
-
-    def _prior(self, view, actions: np.ndarray) -> np.ndarray:
-        values = _Outlook(view, ExpertHungryPolicy.OWN_DESTINATION_CHANCE,
-                          ExpertHungryPolicy.OPPONENT_DESTINATION_CHANCE).values_after(
-            actions, ExpertHungryPolicy.TIE_BREAK_WEIGHT)
-        weights = np.exp((values - values.max()) / self.PRIOR_TEMPERATURE)
-        return weights / weights.sum()
-
-    def _simulate(self, root: _Node, state: HungryState, rng: np.random.Generator) -> list[float]:
-        """One simulation below ``root`` from ``state``; returns every seat's reward."""
-        node = root
-        path = []
-        while not state.is_over:
-            mover = state.current_player
-            cards = np.flatnonzero(state.hands[mover])
-            legal = np.concatenate([2 * cards, 2 * cards + 1])
-            untried = [a for a in legal.tolist() if a not in node.children]
-            if untried:
-                action = untried[rng.integers(len(untried))]
-                node.children[action] = child = _Node(mover)
-                state.apply_action(action)
-                path.append(child)
-                break
-            children = [node.children[a] for a in legal.tolist()]
-            for child in children:
-                child.available += 1
-            scores = [
-                c.reward / c.visits + self.EXPLORATION * math.sqrt(math.log(c.available) / c.visits)
-                for c in children
-            ]
-            choice = int(np.argmax(scores))
-            state.apply_action(int(legal[choice]))
-            node = children[choice]
-            path.append(node)
-        rewards = random_rollout(state, rng)
-        for visited in path:
-            visited.visits += 1
-            visited.reward += rewards[visited.mover]
-        return rewards
+        values = _Outlook(
+            view,
+            ExpertHungryPolicy.OWN_DESTINATION_CHANCE,
+            ExpertHungryPolicy.OPPONENT_DESTINATION_CHANCE,
+        ).values_after(actions, ExpertHungryPolicy.TIE_BREAK_WEIGHT)
+        # Expert order, ties broken at random so that equal plays are not biased by index.
+        order = np.lexsort((rng.random(actions.size), -values))
+        candidates = actions[order[: min(self.CANDIDATES, self.simulations)]]
+        if candidates.size == 1:
+            return int(candidates[0])
+        totals = np.zeros(candidates.size)
+        counts = np.zeros(candidates.size, dtype=np.int64)
+        alive = np.arange(candidates.size)
+        rounds = math.ceil(math.log2(candidates.size))
+        budget = self.simulations
+        for round_index in range(rounds):
+            # What is left, split evenly over the remaining rounds; a round that cannot give
+            # every surviving candidate a deal is skipped, so no more than N playouts are made.
+            deals = budget // ((rounds - round_index) * alive.size)
+            if deals == 0:
+                if budget < alive.size:
+                    break
+                deals = 1
+            rewards = playout_rewards(view, candidates[alive], deals, self.MARGIN_WEIGHT, rng)
+            budget -= rewards.size
+            totals[alive] += rewards.sum(axis=0)
+            counts[alive] += deals
+            if round_index < rounds - 1:
+                means = totals[alive] / counts[alive]
+                # Stable sort: among equal means the expert's order decides.
+                keep = np.argsort(-means, kind="stable")[: max(1, alive.size // 2)]
+                alive = alive[np.sort(keep)]
+        means = totals[alive] / counts[alive]
+        return int(candidates[alive[int(np.argmax(means))]])
 
 
-def random_rollout(state: HungryState, rng: np.random.Generator) -> list[float]:
-    """Win shares after every remaining card goes to its home or hotel at random."""
-    seats = state.num_players
-    owners = [np.repeat(np.arange(seats), state.hands.sum(axis=1)).tolist()]
-    cards = [np.nonzero(state.hands)[1].repeat(state.hands[state.hands > 0]).tolist()]
-    # Play k from now is made by the player to move k places on, who then draws deck[k].
-    owners.append([(state.current_player + k) % seats for k in range(len(state.deck))])
-    cards.append(state.deck)
-    owner = np.concatenate(owners).astype(np.int64)
-    card = np.concatenate(cards).astype(np.int64)
-    resort = np.where(rng.random(card.size) < 0.5, CARD_HOME[card], CARD_HOTEL[card])
-    counts = np.array(state.resort_counts, dtype=np.int64)
-    np.add.at(counts, (owner, resort), 1)
-    score = score_resorts(counts.tolist(), state.tied_second)
-    return win_shares(seats, score.winners)
+def playout_rewards(
+    view, candidates: np.ndarray, deals: int, margin_weight: float, rng: np.random.Generator
+) -> np.ndarray:
+    """``rewards[d, c]``: the observer's reward after candidate c in sampled deal d.
 
+    Every candidate sees the same deals and the same playout random streams.
+    """
+    rows = load_deals(view, deals, rng)
+    games = np.repeat(rows, candidates.size, axis=0)
+    actions = np.tile(candidates.astype(np.int64), deals)
+    streams = np.repeat(rng.integers(0, 2**63, size=deals, dtype=np.int64), candidates.size)
+    rewards = np.empty(games.shape[0])
+    _play_out(
+        games,
+        actions,
+        streams.astype(np.uint64),
+        view.num_players,
+        view.tied_second == "void",
+        margin_weight,
+        rewards,
+    )
+    return rewards.reshape(deals, candidates.size)
+
+
+def load_deals(view, deals: int, rng: np.random.Generator) -> np.ndarray:
+    """``deals`` batched-engine rows, each a random completion of ``view`` (observer = seat 0).
+
+    The unseen cards are shuffled per deal and dealt to the other seats' hands, then to the
+    deck; whatever is left is the removed cards, which never come into play.
+    """
+    seats = view.num_players
+    template = np.zeros(ROW_SIZE, np.int8)
+    template[HANDS : HANDS + NUM_CARD_TYPES] = view.hand
+    template[PLACED : PLACED + seats * NUM_ACTIONS] = view.placed.ravel()
+    template[PLAYED : PLAYED + NUM_CARD_TYPES] = view.played
+    template[COUNTS : COUNTS + seats * NUM_RESORTS] = view.resort_counts.ravel()
+    template[HAND_SIZES : HAND_SIZES + seats] = view.hand_sizes
+    template[DECK_POS] = DECK_SIZE - view.deck_size
+    template[CURRENT] = view.to_move
+    template[NUM_PLAYS] = view.num_plays
+    games = np.repeat(template[None, :], deals, axis=0)
+    unseen = np.repeat(np.arange(NUM_CARD_TYPES, dtype=np.int8), view.unseen)
+    shuffled = rng.permuted(np.broadcast_to(unseen, (deals, unseen.size)), axis=1)
+    start = 0
+    for seat in range(1, seats):
+        size = int(view.hand_sizes[seat])
+        dealt = shuffled[:, start : start + size]
+        np.add.at(hands_view(games, seat), (np.arange(deals)[:, None], dealt), 1)
+        start += size
+    # The deck sits at the end of the 50-card order, so the next draw is at DECK_POS.
+    deck_start = ORDER + DECK_SIZE - view.deck_size
+    games[:, deck_start : ORDER + DECK_SIZE] = shuffled[:, start : start + view.deck_size]
+    _score_tables(games, seats, view.tied_second == "void")
+    return games
+
+
+def hands_view(games: np.ndarray, seat: int) -> np.ndarray:
+    """(B, 25) view of one seat's hand in batched-engine rows."""
+    start = HANDS + seat * NUM_CARD_TYPES
+    return games[:, start : start + NUM_CARD_TYPES]
+
+
+@_jit
+def _score_tables(games, num_players, void_tied_second):
+    """Places, totals and bonus holder of each row from its resort counts (H6-H8)."""
+    for b in range(games.shape[0]):
+        for resort in range(NUM_RESORTS):
+            games[b, FIRST + resort] = NO_PLAYER
+            games[b, SECOND + resort] = NO_PLAYER
+        for p in range(num_players):
+            games[b, TOTALS + p] = 0
+        games[b, BONUS_HOLDER] = NO_PLAYER
+        for resort in range(NUM_RESORTS):
+            batched._update_resort(games, b, resort, num_players, void_tied_second)
+
+
+@_jit
+def _play_out(games, actions, streams, num_players, void_tied_second, margin_weight, rewards):
+    """Row b plays ``actions[b]``, then every seat plays greedily to the end; seat 0's reward."""
+    for b in range(games.shape[0]):
+        batched._play(games, b, actions[b], num_players, void_tied_second)
+        while games[b, NUM_PLAYS] < TOTAL_PLAYS:
+            action = batched._greedy_action(games, b, num_players, void_tied_second, streams)
+            batched._play(games, b, action, num_players, void_tied_second)
+        rewards[b] = _observer_reward(games, b, num_players, margin_weight)
+
+
+@_jit
+def _observer_reward(games, b, num_players, margin_weight):
+    """Seat 0's win share (H9) plus ``margin_weight`` times its lead over the best other seat."""
+    best = games[b, TOTALS]
+    best_other = -1
+    for p in range(1, num_players):
+        best = max(best, games[b, TOTALS + p])
+        best_other = max(best_other, np.int64(games[b, TOTALS + p]))
+    # Among tied leaders the holder of the lowest-star home wins alone (H9).
+    winner = NO_PLAYER
+    for resort in range(5):
+        owner = games[b, FIRST + resort]
+        if owner != NO_PLAYER and games[b, TOTALS + owner] == best:
+            winner = owner
+            break
+    if winner != NO_PLAYER:
+        share = 1.0 if winner == 0 else 0.0
+    elif games[b, TOTALS] == best:
+        tied = 0
+        for p in range(num_players):
+            tied += games[b, TOTALS + p] == best
+        share = 1.0 / tied
+    else:
+        share = 0.0
+    return share + margin_weight * (np.int64(games[b, TOTALS]) - best_other)

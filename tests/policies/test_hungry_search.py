@@ -1,0 +1,105 @@
+"""Hungry search: legal, reproducible, honest about its budget, and its deals match the rules."""
+
+import numpy as np
+import pytest
+
+from hunger_rl.envs import hungry_v0
+from hunger_rl.envs.hungry.batched import FIRST, HANDS, ORDER, SECOND, TOTALS
+from hunger_rl.envs.hungry.engine import DECK_SIZE, NUM_CARD_TYPES, NUM_RESORTS, TOTAL_PLAYS
+from hunger_rl.envs.hungry.view import public_view
+from hunger_rl.policies import hungry_search
+from hunger_rl.policies.hungry import ExpertHungryPolicy
+from hunger_rl.policies.hungry_search import SearchHungryPolicy, load_deals
+
+
+def views_along_a_game(num_players, seed):
+    """(observation, view) of the mover at every turn of one expert game."""
+    game_env = hungry_v0.raw_env(num_players=num_players)
+    game_env.reset(seed=seed)
+    expert, rng = ExpertHungryPolicy(), np.random.default_rng(seed)
+    while not game_env.game.is_over:
+        agent = game_env.agent_selection
+        observation, view = game_env.observe(agent), public_view(game_env, agent)
+        yield observation, view
+        game_env.step(expert.act(observation, rng, view))
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_search_plays_legal_actions_reproducibly(num_players):
+    search = SearchHungryPolicy(simulations=200)
+    for observation, view in views_along_a_game(num_players, seed=num_players):
+        picks = {search.act(observation, np.random.default_rng(7), view) for _ in range(2)}
+        assert len(picks) == 1
+        assert observation["action_mask"][picks.pop()] == 1
+
+
+@pytest.mark.parametrize("simulations", [1, 3, 8, 200, 1000])
+def test_search_spends_at_most_its_budget(simulations, monkeypatch):
+    spent = []
+    playout_rewards = hungry_search.playout_rewards
+
+    def counting(*args, **kwargs):
+        rewards = playout_rewards(*args, **kwargs)
+        spent.append(rewards.size)
+        return rewards
+
+    monkeypatch.setattr(hungry_search, "playout_rewards", counting)
+    observation, view = next(views_along_a_game(2, seed=0))
+    SearchHungryPolicy(simulations).act(observation, np.random.default_rng(0), view)
+    assert sum(spent) <= simulations
+    assert sum(spent) >= simulations - 2 * SearchHungryPolicy.CANDIDATES
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_loaded_deals_are_consistent_with_the_view(num_players):
+    rng = np.random.default_rng(0)
+    for turn, (_, view) in enumerate(views_along_a_game(num_players, seed=5)):
+        if turn % 7:
+            continue
+        games = load_deals(view, 6, rng)
+        hands = games[:, HANDS : HANDS + num_players * NUM_CARD_TYPES].reshape(
+            6, num_players, NUM_CARD_TYPES
+        )
+        assert (hands[:, 0] == view.hand).all()
+        assert (hands.sum(axis=2) == view.hand_sizes).all()
+        deck = games[:, ORDER + DECK_SIZE - view.deck_size : ORDER + DECK_SIZE]
+        for b in range(6):
+            # Other hands and deck come from the unseen cards, two at most are left out.
+            dealt = hands[b, 1:].sum(axis=0) + np.bincount(deck[b], minlength=NUM_CARD_TYPES)
+            assert (dealt <= view.unseen).all() and view.unseen.sum() - dealt.sum() == 2
+        places = view.places()
+        assert (games[:, TOTALS : TOTALS + num_players] == view.totals()).all()
+        for resort in range(NUM_RESORTS):
+            first, second = (-1 if p is None else p for p in places[resort])
+            assert (games[:, FIRST + resort] == first).all()
+            assert (games[:, SECOND + resort] == second).all()
+
+
+def test_search_rejects_an_empty_budget():
+    with pytest.raises(ValueError, match="at least 1"):
+        SearchHungryPolicy(0)
+
+
+def test_search_takes_a_winning_last_play():
+    """On the last play every deal is the same, so search must pick a play that wins."""
+    search, decided = SearchHungryPolicy(simulations=200), 0
+    for seed in range(40):
+        game_env = hungry_v0.raw_env(num_players=2)
+        game_env.reset(seed=seed)
+        expert, rng = ExpertHungryPolicy(), np.random.default_rng(seed)
+        while game_env.game.num_plays < TOTAL_PLAYS - 1:
+            agent = game_env.agent_selection
+            game_env.step(expert.act(game_env.observe(agent), rng, public_view(game_env, agent)))
+        state, agent = game_env.game, game_env.agent_selection
+        winning = []
+        for action in state.legal_actions():
+            after = state.clone()
+            after.apply_action(action)
+            if after.score().winners == (state.current_player,):
+                winning.append(action)
+        if 0 < len(winning) < len(state.legal_actions()):
+            decided += 1
+            observation = game_env.observe(agent)
+            pick = search.act(observation, rng, public_view(game_env, agent))
+            assert pick in winning
+    assert decided > 0
