@@ -4,7 +4,8 @@ A *simulation* is one playout: deal the cards the searching player has not seen 
 consistently with its view (the other hands, the deck and the two removed cards), make one
 candidate play, and play the game to its end with every seat following the greedy policy (each
 player's best margin after its own play, from its own hand and the public table). ``search:N``
-spends exactly N playouts per move.
+makes N playouts per move: a few fewer when N does not split evenly over the candidates, never
+more (and none with N = 1, which plays the expert's choice).
 
 Hungry hides most of the cards, so the search stays flat: a deep tree over sampled deals would
 fuse strategies across deals that the player cannot tell apart. Instead:
@@ -14,13 +15,14 @@ fuse strategies across deals that the player cannot tell apart. Instead:
 2. Successive halving: the budget is split over rounds; each round plays every surviving
    candidate on the same fresh deals with the same playout random streams (common random
    numbers, so the comparison between candidates is not drowned by the luck of the deal), then
-   keeps the better half by mean reward.
-3. Reward: the searcher's win share (H9) plus ``MARGIN_WEIGHT`` times its score margin over the
-   best opponent; the small margin term separates plays when most playouts end the same way.
-4. Choice: the surviving candidate of best mean reward, ties going to the expert's order.
+   keeps the better half by mean win share.
+3. Reward: the searcher's win share (H9), 1 for a sole win and 1/k in a k-way draw. (Adding a
+   small score-margin term measured weaker against the expert at 2 and at 4 players.)
+4. Choice: the surviving candidate of best mean win share, ties going to the expert's order.
 
-The playouts run through the batched engine (:mod:`hunger_rl.envs.hungry.batched`): every
-(deal, candidate) pair is one row of a batch, played to the end in compiled code.
+The playouts run on the batched engine's rules and greedy policy
+(:mod:`hunger_rl.envs.hungry.batched`): every (deal, candidate) pair is one row in that engine's
+layout, loaded here from the view, and played to the end in compiled code.
 """
 
 from __future__ import annotations
@@ -54,8 +56,10 @@ from hunger_rl.envs.hungry.engine import (
     NUM_ACTIONS,
     NUM_CARD_TYPES,
     NUM_RESORTS,
+    NUM_STARS,
     TOTAL_PLAYS,
 )
+from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.policies.base import Observation, Policy, legal_actions
 from hunger_rl.policies.hungry import ExpertHungryPolicy, _Outlook, view_of
 
@@ -67,8 +71,6 @@ class SearchHungryPolicy(Policy):
 
     # How many of the expert's best plays compete for the budget.
     CANDIDATES = 4
-    # Weight of the score margin (points over the best opponent) next to the 0/1 win share.
-    MARGIN_WEIGHT = 0.01
 
     def __init__(self, simulations: int = 200):
         if simulations < 1:
@@ -95,16 +97,16 @@ class SearchHungryPolicy(Policy):
         rounds = math.ceil(math.log2(candidates.size))
         budget = self.simulations
         for round_index in range(rounds):
-            # What is left, split evenly over the remaining rounds; a round that cannot give
-            # every surviving candidate a deal is skipped, so no more than N playouts are made.
+            # What is left, split evenly over the remaining rounds; the search stops early when
+            # what is left cannot give every surviving candidate a deal (never more than N).
             deals = budget // ((rounds - round_index) * alive.size)
             if deals == 0:
                 if budget < alive.size:
                     break
                 deals = 1
-            rewards = playout_rewards(view, candidates[alive], deals, self.MARGIN_WEIGHT, rng)
-            budget -= rewards.size
-            totals[alive] += rewards.sum(axis=0)
+            shares = playout_win_shares(view, candidates[alive], deals, rng)
+            budget -= shares.size
+            totals[alive] += shares.sum(axis=0)
             counts[alive] += deals
             if round_index < rounds - 1:
                 means = totals[alive] / counts[alive]
@@ -115,10 +117,10 @@ class SearchHungryPolicy(Policy):
         return int(candidates[alive[int(np.argmax(means))]])
 
 
-def playout_rewards(
-    view, candidates: np.ndarray, deals: int, margin_weight: float, rng: np.random.Generator
+def playout_win_shares(
+    view: HungryView, candidates: np.ndarray, deals: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """``rewards[d, c]``: the observer's reward after candidate c in sampled deal d.
+    """``shares[d, c]``: the observer's win share after candidate c in sampled deal d.
 
     Every candidate sees the same deals and the same playout random streams.
     """
@@ -126,17 +128,10 @@ def playout_rewards(
     games = np.repeat(rows, candidates.size, axis=0)
     actions = np.tile(candidates.astype(np.int64), deals)
     streams = np.repeat(rng.integers(0, 2**63, size=deals, dtype=np.int64), candidates.size)
-    rewards = np.empty(games.shape[0])
-    _play_out(
-        games,
-        actions,
-        streams.astype(np.uint64),
-        view.num_players,
-        view.tied_second == "void",
-        margin_weight,
-        rewards,
-    )
-    return rewards.reshape(deals, candidates.size)
+    shares = np.empty(games.shape[0])
+    void_tied_second = view.tied_second == "void"
+    _play_out(games, actions, streams.astype(np.uint64), view.num_players, void_tied_second, shares)
+    return shares.reshape(deals, candidates.size)
 
 
 def load_deals(view, deals: int, rng: np.random.Generator) -> np.ndarray:
@@ -192,38 +187,34 @@ def _score_tables(games, num_players, void_tied_second):
 
 
 @_jit
-def _play_out(games, actions, streams, num_players, void_tied_second, margin_weight, rewards):
-    """Row b plays ``actions[b]``, then every seat plays greedily to the end; seat 0's reward."""
+def _play_out(games, actions, streams, num_players, void_tied_second, shares):
+    """Row b plays ``actions[b]``, then every seat plays greedily to the end; seat 0's win share."""
     for b in range(games.shape[0]):
         batched._play(games, b, actions[b], num_players, void_tied_second)
         while games[b, NUM_PLAYS] < TOTAL_PLAYS:
             action = batched._greedy_action(games, b, num_players, void_tied_second, streams)
             batched._play(games, b, action, num_players, void_tied_second)
-        rewards[b] = _observer_reward(games, b, num_players, margin_weight)
+        shares[b] = _observer_win_share(games, b, num_players)
 
 
 @_jit
-def _observer_reward(games, b, num_players, margin_weight):
-    """Seat 0's win share (H9) plus ``margin_weight`` times its lead over the best other seat."""
+def _observer_win_share(games, b, num_players):
+    """Seat 0's share of the win in finished row b (H9)."""
     best = games[b, TOTALS]
-    best_other = -1
     for p in range(1, num_players):
         best = max(best, games[b, TOTALS + p])
-        best_other = max(best_other, np.int64(games[b, TOTALS + p]))
     # Among tied leaders the holder of the lowest-star home wins alone (H9).
     winner = NO_PLAYER
-    for resort in range(5):
+    for resort in range(NUM_STARS):
         owner = games[b, FIRST + resort]
         if owner != NO_PLAYER and games[b, TOTALS + owner] == best:
             winner = owner
             break
     if winner != NO_PLAYER:
-        share = 1.0 if winner == 0 else 0.0
-    elif games[b, TOTALS] == best:
-        tied = 0
-        for p in range(num_players):
-            tied += games[b, TOTALS + p] == best
-        share = 1.0 / tied
-    else:
-        share = 0.0
-    return share + margin_weight * (np.int64(games[b, TOTALS]) - best_other)
+        return 1.0 if winner == 0 else 0.0
+    if games[b, TOTALS] != best:
+        return 0.0
+    tied = 0
+    for p in range(num_players):
+        tied += games[b, TOTALS + p] == best
+    return 1.0 / tied

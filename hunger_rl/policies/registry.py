@@ -1,7 +1,7 @@
 """Policy specs: the strings every command accepts to name a policy.
 
 ``random``, ``greedy``, ``expert``; for Hungry also ``search`` or ``search:N`` (determinized
-MCTS with N simulations per move, 200 by default); or the path of a trained checkpoint.
+Monte Carlo search with N playouts per move, 200 by default); or the path of a trained checkpoint.
 """
 
 from __future__ import annotations

@@ -36,14 +36,14 @@ def test_search_plays_legal_actions_reproducibly(num_players):
 @pytest.mark.parametrize("simulations", [1, 3, 8, 200, 1000])
 def test_search_spends_at_most_its_budget(simulations, monkeypatch):
     spent = []
-    playout_rewards = hungry_search.playout_rewards
+    playout_win_shares = hungry_search.playout_win_shares
 
     def counting(*args, **kwargs):
-        rewards = playout_rewards(*args, **kwargs)
+        rewards = playout_win_shares(*args, **kwargs)
         spent.append(rewards.size)
         return rewards
 
-    monkeypatch.setattr(hungry_search, "playout_rewards", counting)
+    monkeypatch.setattr(hungry_search, "playout_win_shares", counting)
     observation, view = next(views_along_a_game(2, seed=0))
     SearchHungryPolicy(simulations).act(observation, np.random.default_rng(0), view)
     assert sum(spent) <= simulations
