@@ -1,6 +1,6 @@
 """Strength of the scripted baselines: the evaluation tables quoted in the README.
 
-Usage: python scripts/baseline_strength.py [--games 2000] [--search-games 200] [--workers 2]
+Usage: python scripts/baseline_strength.py [--games 2000] [--search-games 2000] [--workers 2]
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ SEARCH_MATCHES = [("hungry", 2, ["search:200", "expert"]), ("hungry", 4, ["searc
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--search-games", type=int, default=200)
+    parser.add_argument("--search-games", type=int, default=2000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-search", action="store_true")

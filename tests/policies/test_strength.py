@@ -13,3 +13,8 @@ pytestmark = pytest.mark.slow
 def test_stronger_policy_wins_more_than_its_share(game, players, stronger, weaker):
     result = evaluate(game, players, [stronger, weaker], games=400, seed=11, progress=False)
     assert result.row(stronger).ci_low > result.equal_share
+
+
+def test_search_beats_expert_at_two_players():
+    result = evaluate("hungry", 2, ["search:200", "expert"], 400, seed=0, workers=2, progress=False)
+    assert result.row("search:200").ci_low > result.equal_share
