@@ -8,17 +8,25 @@
   given (with ``encoded_size``). ``action_masks()`` (and ``env_method("action_masks")``, which
   MaskablePPO calls) give the learner's legal actions as booleans.
 - Reward: the learner's own terminal reward (R1 by default, or "score"), on the step its game
-  ends; the game is then dealt again (auto-reset) and ``infos[i]`` holds
-  ``terminal_observation``, ``win_share``, ``learner_seat`` and ``score``.
+  ends, plus ``margin_shaping`` times the change of its public score margin on every step, as
+  in :class:`~hunger_rl.training.single_agent.HungrySingleAgentEnv`; the game is then dealt
+  again (auto-reset) and ``infos[i]`` holds ``terminal_observation``, ``win_share``,
+  ``learner_seat``, ``score`` and ``episode`` (return and length, which SB3 logs as a
+  ``Monitor`` would).
 - Seats: game i starts with the learner at seat ``i % N`` and moves one seat on after each of its
   games, so every seat of the turn order is learnt equally.
 - Seeds: game i is first dealt as ``hungry_v0`` after ``reset(seed=s_i)`` with
   ``s = SeedSequence(seed)``; later games follow the batched engine's per-slot stream.
+
+:func:`make_batched_vec_env` mixes opponents: it splits the games between "random" and
+"greedy" in proportion to weights and joins one such VecEnv per opponent in a
+:class:`JoinedVecEnv`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from abc import abstractmethod
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,6 +35,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from hunger_rl.envs.hungry import env as hungry_env
 from hunger_rl.envs.hungry.batched import (
+    POLICY_KINDS,
     BatchedHungry,
     BatchedPolicy,
     LearnerOutputs,
@@ -34,9 +43,42 @@ from hunger_rl.envs.hungry.batched import (
     step_learners,
 )
 from hunger_rl.envs.hungry.engine import NUM_ACTIONS
+from hunger_rl.training.single_agent import MARGIN_SCALE
 
 
-class BatchedHungryVecEnv(VecEnv):
+class WholeBatchVecEnv(VecEnv):
+    """What the batched VecEnvs share: attributes and methods belong to the whole batch, not to
+    sub-environments, except ``action_masks``, which ``env_method`` hands out per game."""
+
+    @abstractmethod
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, 50) booleans: the learners' legal actions."""
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return [getattr(self, attr_name)] * len(self._indices(indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in self._indices(indices)]
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result] * len(self._indices(indices))
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False] * len(self._indices(indices))
+
+    def _indices(self, indices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, int):
+            return [indices]
+        return list(indices)
+
+
+class BatchedHungryVecEnv(WholeBatchVecEnv):
     def __init__(
         self,
         num_envs: int,
@@ -47,8 +89,15 @@ class BatchedHungryVecEnv(VecEnv):
         tied_second: str = "next",
         encode: Callable[[np.ndarray], np.ndarray] | None = None,
         encoded_size: int | None = None,
+        first_player: str = "player_0",
+        margin_shaping: float = 0.0,
     ):
-        self.batch = BatchedHungry(num_envs, num_players, reward=reward, tied_second=tied_second)
+        self.batch = BatchedHungry(num_envs, num_players, reward=reward,
+                                   first_player=first_player, tied_second=tied_second)
+        self.margin_shaping = margin_shaping
+        self._margins = np.zeros(num_envs)  # the learners' margins after their last step
+        self._returns = np.zeros(num_envs)
+        self._lengths = np.zeros(num_envs, dtype=np.int64)
         self.num_players = num_players
         self.opponents = BatchedPolicy(opponent, num_envs, seed=_offset_seed(seed, 1))
         self.learner_seats = np.arange(num_envs, dtype=np.int64) % num_players
@@ -74,6 +123,9 @@ class BatchedHungryVecEnv(VecEnv):
         self._seed = _offset_seed(self._seed, 2)  # the next reset deals other games
         self.learner_seats[:] = np.arange(self.num_envs) % self.num_players
         play_to_learners(self.batch, self.learner_seats, self.opponents, self.outputs)
+        self._margins = self._learner_margins(self.batch.totals, self.learner_seats)
+        self._returns[:] = 0.0
+        self._lengths[:] = 0
         return self._encoded(self.outputs.observations)
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -85,8 +137,19 @@ class BatchedHungryVecEnv(VecEnv):
             self.batch, self._actions, self.learner_seats, self.opponents, self.outputs
         )
         observations = self._encoded(out.observations)
-        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        rewards = out.rewards.copy()
         finished = np.flatnonzero(out.terminated)
+        if self.margin_shaping:
+            # Potential-based: a game's shaping sums to its final margin (its last totals).
+            margins = self._learner_margins(self.batch.totals, self.learner_seats)
+            ends = margins.copy()
+            ends[finished] = self._learner_margins(out.final_totals[finished],
+                                                   seats_before[finished])
+            rewards += (self.margin_shaping * (ends - self._margins)).astype(np.float32)
+            self._margins = margins
+        self._returns += rewards
+        self._lengths += 1
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         if finished.size:
             final = self._encoded(out.final_observations[finished])
             for row, game in enumerate(finished.tolist()):
@@ -97,31 +160,18 @@ class BatchedHungryVecEnv(VecEnv):
                     "learner_seat": seat,
                     "win_share": float(winners[seat]) / int(winners.sum()),
                     "score": int(out.final_totals[game, seat]),
+                    "episode": {"r": float(self._returns[game]),
+                                "l": int(self._lengths[game]), "t": 0.0},
                 }
-        return observations, out.rewards.copy(), out.terminated.copy(), infos
+            self._returns[finished] = 0.0
+            self._lengths[finished] = 0
+        return observations, rewards, out.terminated.copy(), infos
 
     def close(self) -> None:
         pass
 
     def action_masks(self) -> np.ndarray:
-        """(num_envs, 50) booleans: the learners' legal actions."""
         return self.outputs.action_masks.astype(bool)
-
-    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
-        return [getattr(self, attr_name)] * len(self._indices(indices))
-
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
-        if method_name == "action_masks":
-            masks = self.action_masks()
-            return [masks[i] for i in self._indices(indices)]
-        result = getattr(self, method_name)(*method_args, **method_kwargs)
-        return [result] * len(self._indices(indices))
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False] * len(self._indices(indices))
 
     def seed(self, seed: int | None = None) -> Sequence[None]:
         self._seed = seed
@@ -134,13 +184,85 @@ class BatchedHungryVecEnv(VecEnv):
             return observations.copy()
         return np.asarray(self.encode(observations), dtype=np.float32)
 
-    def _indices(self, indices) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        if isinstance(indices, int):
-            return [indices]
-        return list(indices)
+    @staticmethod
+    def _learner_margins(totals: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """Each learner's total minus the best other total, in tens of points."""
+        totals = totals.astype(np.float64)
+        rows = np.arange(len(seats))
+        own = totals[rows, seats]
+        totals[rows, seats] = -np.inf
+        return (own - totals.max(axis=1)) / MARGIN_SCALE
+
 
 
 def _offset_seed(seed: int | None, offset: int) -> int | None:
     return None if seed is None else seed + offset
+
+
+class JoinedVecEnv(WholeBatchVecEnv):
+    """Batched VecEnvs side by side as one: game i of part k is game ``offset_k + i``."""
+
+    def __init__(self, parts: Sequence[BatchedHungryVecEnv]):
+        self.parts = list(parts)
+        self._bounds = np.cumsum([0] + [part.num_envs for part in self.parts])
+        self.render_mode = None  # read by VecEnv.__init__ through get_attr
+        super().__init__(int(self._bounds[-1]), self.parts[0].observation_space,
+                         self.parts[0].action_space)
+
+    def reset(self) -> np.ndarray:
+        return np.concatenate([part.reset() for part in self.parts])
+
+    def step_async(self, actions: np.ndarray) -> None:
+        actions = np.asarray(actions)
+        for part, start, stop in zip(self.parts, self._bounds, self._bounds[1:], strict=False):
+            part.step_async(actions[start:stop])
+
+    def step_wait(self):
+        observations, rewards, dones, infos = zip(*(part.step_wait() for part in self.parts),
+                                                  strict=True)
+        return (np.concatenate(observations), np.concatenate(rewards), np.concatenate(dones),
+                [info for part_infos in infos for info in part_infos])
+
+    def close(self) -> None:
+        for part in self.parts:
+            part.close()
+
+    def action_masks(self) -> np.ndarray:
+        return np.concatenate([part.action_masks() for part in self.parts])
+
+    def seed(self, seed: int | None = None) -> Sequence[None]:
+        for index, part in enumerate(self.parts):
+            part.seed(_part_seed(seed, index))
+        return [None] * self.num_envs
+
+
+def split_games(num_envs: int, weights: Mapping[str, float]) -> dict[str, int]:
+    """Games per opponent kind, in proportion to ``weights`` (largest remainders round); kinds
+    that get no game are left out."""
+    unknown = [kind for kind in weights if kind not in POLICY_KINDS]
+    if unknown:
+        raise ValueError(f"the batched engine plays only {list(POLICY_KINDS)} opponents, "
+                         f"not {unknown}")
+    kinds = [kind for kind in POLICY_KINDS if weights.get(kind, 0) > 0]
+    if not kinds:
+        raise ValueError(f"no positive opponent weight in {dict(weights)}")
+    shares = np.array([weights[kind] for kind in kinds], dtype=float)
+    shares *= num_envs / shares.sum()
+    counts = np.floor(shares).astype(np.int64)
+    largest_remainders = np.argsort(counts - shares, kind="stable")
+    counts[largest_remainders[: num_envs - counts.sum()]] += 1
+    return {kind: int(count) for kind, count in zip(kinds, counts, strict=True) if count}
+
+
+def make_batched_vec_env(num_envs: int, opponent_weights: Mapping[str, float],
+                         seed: int | None = None, **options: Any) -> WholeBatchVecEnv:
+    """``num_envs`` batched games split between the opponent kinds by ``opponent_weights``
+    (see :func:`split_games`); ``options`` go to every :class:`BatchedHungryVecEnv`."""
+    parts = [BatchedHungryVecEnv(games, opponent=kind, seed=_part_seed(seed, index), **options)
+             for index, (kind, games) in enumerate(split_games(num_envs, opponent_weights).items())]
+    return parts[0] if len(parts) == 1 else JoinedVecEnv(parts)
+
+
+def _part_seed(seed: int | None, index: int) -> int | None:
+    # Far apart: each part also offsets its own seed by a few for its opponents and resets.
+    return None if seed is None else seed + 1000 * index

@@ -17,7 +17,7 @@ A config file is a mapping with the sections below; every key is optional except
       n_envs: 8                 # parallel games
       vec_env: dummy            # dummy (one process) | subprocess (one process per game)
       margin_shaping: 0.0       # Hungry: reward share for the change in score margin
-      batched: false            # switch for a batched engine; not available yet
+      batched: false            # Hungry: all games in one compiled batch (see below)
     ppo: {learning_rate: 3.0e-4, n_steps: 256, batch_size: 512, n_epochs: 4, gamma: 1.0,
           gae_lambda: 0.95, clip_range: 0.2, ent_coef: 0.01, vf_coef: 0.5, max_grad_norm: 0.5}
     network: {hidden: [256, 256], activation: tanh}
@@ -39,6 +39,12 @@ A config file is a mapping with the sections below; every key is optional except
       train_batch_size: 4000    # a running cluster
       minibatch_size: 500
       num_learners: 0           # 0: learn in the driver process
+
+``env.batched: true`` (Hungry only) steps the ``env.n_envs`` games together on the compiled
+batched engine (``BatchedHungryVecEnv``), many times faster per step than one Python game per
+env. Its opponents are compiled as well, so ``opponents.weights`` may name only ``random`` and
+``greedy`` (not ``self``, ``expert``, ``search:N`` or a policy file); the games are split between
+the two in proportion to the weights, and each game keeps its opponent for the whole run.
 """
 
 from __future__ import annotations
@@ -57,6 +63,8 @@ import yaml
 from hunger_rl.envs import GAMES
 
 SELF_PLAY = "self"
+# The opponents the batched engine plays itself (hunger_rl.envs.hungry.batched.POLICY_KINDS).
+BATCHED_OPPONENTS = ("random", "greedy")
 VEC_ENV_KINDS = ("dummy", "subprocess")
 BACKENDS = ("sb3", "rllib")
 ACTIVATIONS = ("tanh", "relu")
@@ -79,9 +87,9 @@ class EnvConfig:
         lambda v: v in VEC_ENV_KINDS, f"one of {list(VEC_ENV_KINDS)}"))
     # Hungry only: weight of the score-margin shaping (see HungrySingleAgentEnv); 0 is pure R1.
     margin_shaping: float = field(default=0.0, metadata=NON_NEGATIVE)
-    # The batched engine's vector env plugs in here once it exists.
-    batched: bool = field(default=False, metadata=_rule(
-        lambda v: not v, "false (the batched engine is not wired into training yet)"))
+    # Hungry only: the n_envs games run on the compiled batched engine, whose opponents are
+    # compiled too, so opponents.weights may name only BATCHED_OPPONENTS; vec_env is unused.
+    batched: bool = False
 
 
 @dataclass(frozen=True)
@@ -291,6 +299,14 @@ def _check_consistency(config: TrainConfig) -> None:
                 f"rllib.minibatch_size ({config.rllib.minibatch_size}) must not exceed "
                 f"rllib.train_batch_size ({config.rllib.train_batch_size})")
         return
+    if config.env.batched:
+        if config.game != "hungry":
+            raise ValueError(f"env.batched applies to hungry only, not {config.game}")
+        others = [spec for spec in config.opponents.weights if spec not in BATCHED_OPPONENTS]
+        if others:
+            raise ValueError(
+                f"opponents.weights: env.batched plays only {list(BATCHED_OPPONENTS)} "
+                f"opponents, not {others}")
     if config.env.margin_shaping and config.game != "hungry":
         raise ValueError("env.margin_shaping applies to hungry only; HUNGER: The Show has its "
                          "own game_options: {reward: shaped}")

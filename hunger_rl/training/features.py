@@ -23,11 +23,14 @@ import numpy as np
 from hunger_rl.envs import load_game
 from hunger_rl.envs.hungry.engine import (
     ACTION_RESORT,
+    HOTEL_POINTS,
+    NUM_ACTIONS,
     NUM_RESORTS,
-    resort_places,
-    totals_from_places,
+    NUM_STARS,
+    SECOND_PLACE_POINTS,
+    TWO_HOMES_BONUS,
 )
-from hunger_rl.envs.hungry.view import HungryView
+from hunger_rl.envs.hungry.env import observation_layout
 from hunger_rl.policies.hungry import RESORT_CARDS
 
 SHOW_SCALE = 10.0
@@ -49,33 +52,95 @@ def observation_scale(game: str, num_players: int) -> np.ndarray:
 
 
 class HungryEncoder:
+    """The Hungry encoding, computed for a whole batch of observations at once.
+
+    ``encoder(vector)`` encodes one observation through the same batch code as
+    ``encoder.batch(vectors)``, so the training envs (one game or a batched engine) and the
+    inference of a policy file cannot disagree.
+    """
+
     def __init__(self, num_players: int, tied_second: str = "next"):
         self.num_players = num_players
-        self.tied_second = tied_second
+        self.void_tied_second = tied_second == "void"
         self._scale = observation_scale("hungry", num_players)
-        self._action_resort = np.array(ACTION_RESORT)
-        self.size = self._scale.size + NUM_RESORTS * (num_players + 2) + len(ACTION_RESORT)
+        layout = observation_layout(num_players)
+        self._placed = layout["placed"]
+        self._hand = layout["hand"]
+        self._unseen = layout["unseen"]
+        self._own_tourist = np.zeros((num_players, NUM_RESORTS), dtype=np.int64)
+        self._own_tourist[0] = 1  # one more tourist of the observer (seat 0) at every resort
+        self.size = self._scale.size + NUM_RESORTS * (num_players + 2) + NUM_ACTIONS
 
     def __call__(self, observation: np.ndarray) -> np.ndarray:
-        view = HungryView.from_observation(observation, self.tied_second)
-        counts = view.resort_counts
-        places = view.places()
-        margin_now = _margin(totals_from_places(self.num_players, places))
-        gains = np.empty(NUM_RESORTS)
-        for resort in range(NUM_RESORTS):
-            column = counts[:, resort].tolist()
-            column[0] += 1
-            after = list(places)
-            after[resort] = resort_places(column, self.tied_second)
-            gains[resort] = _margin(totals_from_places(self.num_players, after)) - margin_now
-        derived = np.concatenate((counts.ravel(), RESORT_CARDS @ view.hand,
-                                  RESORT_CARDS @ view.unseen, gains[self._action_resort]))
-        return np.concatenate((observation / self._scale,
-                               derived / HUNGRY_FEATURE_SCALE)).astype(np.float32)
+        return self.batch(np.asarray(observation)[None])[0]
+
+    def batch(self, observations: np.ndarray) -> np.ndarray:
+        """(B, observation size) raw vectors -> (B, ``size``) float32 inputs."""
+        observations = np.asarray(observations)
+        b, n = observations.shape[0], self.num_players
+        placed = observations[:, self._placed].astype(np.int64).reshape(b, n, NUM_ACTIONS)
+        counts = placed @ ACTION_TO_RESORT  # (B, N, resorts)
+        first, second = _places(counts, self.void_tied_second)
+        margin_now = _margins(first, second, n)
+        # Resort r with one more own tourist: only r's places change.
+        plus_first, plus_second = _places(counts + self._own_tourist, self.void_tied_second)
+        replaced = np.eye(NUM_RESORTS, dtype=bool)  # [variant r, resort]
+        after_first = np.where(replaced, plus_first[:, None, :], first[:, None, :])
+        after_second = np.where(replaced, plus_second[:, None, :], second[:, None, :])
+        gains = _margins(after_first, after_second, n) - margin_now[:, None]  # (B, resorts)
+        derived = np.concatenate((
+            counts.reshape(b, -1),
+            observations[:, self._hand].astype(np.int64) @ RESORT_CARDS.T,
+            observations[:, self._unseen].astype(np.int64) @ RESORT_CARDS.T,
+            gains[:, _ACTION_RESORT]), axis=1)
+        return np.concatenate((observations / self._scale, derived / HUNGRY_FEATURE_SCALE),
+                              axis=1).astype(np.float32)
 
 
-def _margin(totals: list[int]) -> int:
-    return totals[0] - max(totals[1:])
+_ACTION_RESORT = np.array(ACTION_RESORT)
+# ACTION_TO_RESORT[a, r] = 1 when action a places its tourist at resort r.
+ACTION_TO_RESORT = np.zeros((NUM_ACTIONS, NUM_RESORTS), dtype=np.int64)
+ACTION_TO_RESORT[np.arange(NUM_ACTIONS), _ACTION_RESORT] = 1
+# First-place points of each resort: a home's stars, a hotel's 5 (H7).
+FIRST_PLACE_POINTS = np.array([s + 1 for s in range(NUM_STARS)] + [HOTEL_POINTS] * NUM_STARS)
+NO_PLACE = -1
+
+
+def _places(counts: np.ndarray, void_tied_second: bool) -> tuple[np.ndarray, np.ndarray]:
+    """First and second place (seat, or ``NO_PLACE``) at each resort, as ``resort_places``
+    decides them (H6), for counts of shape (..., N seats, resorts)."""
+    counts = np.moveaxis(counts, -2, -1)  # (..., resorts, N)
+    alone = (counts[..., :, None] == counts[..., None, :]).sum(axis=-1) == 1
+    ranked = np.where(alone & (counts > 0), counts, 0)  # only a count held alone places
+    first = np.where(ranked.max(axis=-1) > 0, ranked.argmax(axis=-1), NO_PLACE)
+    first_count = np.take_along_axis(counts, np.maximum(first, 0)[..., None], -1)
+    below = np.where((first[..., None] >= 0) & (counts < first_count), counts, 0)
+    if void_tied_second:
+        # Second place goes to the next count below first only if one seat holds it alone.
+        next_count = below.max(axis=-1, keepdims=True)
+        holders = (counts == next_count) & (next_count > 0)
+        second = np.where(holders.sum(axis=-1) == 1, holders.argmax(axis=-1), NO_PLACE)
+    else:
+        ranked_below = np.where(alone, below, 0)
+        second = np.where(ranked_below.max(axis=-1) > 0, ranked_below.argmax(axis=-1), NO_PLACE)
+    return first, second
+
+
+def _margins(first: np.ndarray, second: np.ndarray, num_players: int) -> np.ndarray:
+    """Seat 0's total minus the best other total, as ``totals_from_places`` scores the places
+    (H7, H8), for place arrays of shape (..., resorts)."""
+    seats = np.arange(num_players)
+    firsts = first[..., None] == seats  # (..., resorts, N)
+    totals = (firsts * FIRST_PLACE_POINTS[:, None]).sum(axis=-2) + SECOND_PLACE_POINTS * (
+        second[..., None] == seats).sum(axis=-2)
+    # The two-homes bonus goes to the first seat to hold two homes, in resort order.
+    homes = firsts[..., :NUM_STARS, :]
+    second_home = homes & (np.cumsum(homes, axis=-2) == 2)  # (..., homes, N)
+    reached = second_home.any(axis=-1)  # (..., homes)
+    resort = reached.argmax(axis=-1)[..., None, None]
+    winner = np.take_along_axis(second_home, resort, axis=-2)[..., 0, :]  # (..., N)
+    totals = totals + TWO_HOMES_BONUS * (winner & reached.any(axis=-1)[..., None])
+    return totals[..., 0] - totals[..., 1:].max(axis=-1)
 
 
 class ScaledEncoder:
@@ -86,7 +151,10 @@ class ScaledEncoder:
         self.size = self._scale.size
 
     def __call__(self, observation: np.ndarray) -> np.ndarray:
-        return (observation / self._scale).astype(np.float32)
+        return self.batch(np.asarray(observation)[None])[0]
+
+    def batch(self, observations: np.ndarray) -> np.ndarray:
+        return (np.asarray(observations) / self._scale).astype(np.float32)
 
 
 @functools.cache
@@ -98,7 +166,8 @@ def _cached_encoder(game: str, num_players: int, tied_second: str, features: boo
 
 def make_encoder(game: str, num_players: int, game_options: dict[str, Any] | None = None,
                  features: bool = True):
-    """The observation encoder of ``game``: ``encoder(vector) -> array``, ``encoder.size``.
+    """The observation encoder of ``game``: ``encoder(vector) -> array``,
+    ``encoder.batch(vectors) -> array`` (the same encoding, row by row), ``encoder.size``.
     ``features=False`` gives the scaled observation only (policies exported by the RLlib
     backend)."""
     tied_second = (game_options or {}).get("tied_second", "next")

@@ -40,9 +40,11 @@ from hunger_rl.policies.learned import (
     network_weights,
     save_policy,
 )
+from hunger_rl.training.batched_vec_env import make_batched_vec_env
 from hunger_rl.training.checkpoint import TrainingState, load_checkpoint, save_checkpoint
 from hunger_rl.training.config import TrainConfig
 from hunger_rl.training.evaluation import evaluate
+from hunger_rl.training.features import make_encoder
 from hunger_rl.training.selfplay import OpponentPool
 from hunger_rl.training.single_agent import make_single_agent_env
 
@@ -58,7 +60,8 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
 
-    # 1. Games: one learning seat per env, opponents from each env's self-play pool.
+    # 1. Games: one learning seat per env, opponents from each env's self-play pool (or, with
+    # env.batched, the compiled opponents of the batched engine).
     vec_env = make_vec_env(config)
     metadata = policy_metadata(config, vec_env.observation_space, vec_env.action_space)
     model = MaskablePPO(
@@ -75,8 +78,9 @@ def train(config: TrainConfig, resume: str | Path | None = None,
         state = load_checkpoint(resume, model.policy, model.policy.optimizer, metadata)
         model.num_timesteps = state.steps
         model.set_random_seed(config.seed + state.steps)
-    for weights in state.snapshots:
-        vec_env.env_method("add_snapshot", weights)
+    if _plays_snapshots(config):
+        for weights in state.snapshots:
+            vec_env.env_method("add_snapshot", weights)
 
     # 3. Learn in chunks that end at the next evaluation or checkpoint.
     snapshots = SnapshotCallback(config, state)
@@ -126,7 +130,14 @@ def train(config: TrainConfig, resume: str | Path | None = None,
 
 
 def make_vec_env(config: TrainConfig) -> VecEnv:
-    """``env.n_envs`` single-agent games, in this process or one process each."""
+    """``env.n_envs`` single-agent games: in this process or one process each, or (with
+    ``env.batched``) all in one compiled batch."""
+    if config.env.batched:
+        encoder = make_encoder(config.game, config.num_players, config.game_options)
+        return make_batched_vec_env(
+            config.env.n_envs, config.opponents.weights, seed=config.seed,
+            num_players=config.num_players, encode=encoder.batch, encoded_size=encoder.size,
+            margin_shaping=config.env.margin_shaping, **config.game_options)
     subprocess = config.env.vec_env == "subprocess"
     factories = [functools.partial(make_training_env, config, subprocess)
                  for _ in range(config.env.n_envs)]
@@ -145,6 +156,12 @@ def make_training_env(config: TrainConfig, in_worker: bool = False) -> Monitor:
         policy_metadata(config, env.observation_space, env.action_space),
         config.opponents.max_snapshots)
     return Monitor(env)
+
+
+def _plays_snapshots(config: TrainConfig) -> bool:
+    """Whether the envs hold a self-play pool to hand snapshots to (the batched env has none;
+    the config allows it no ``self`` opponent)."""
+    return not config.env.batched
 
 
 def policy_metadata(config: TrainConfig, observation_space: spaces.Box,
@@ -169,6 +186,7 @@ class SnapshotCallback(BaseCallback):
     def __init__(self, config: TrainConfig, state: TrainingState):
         super().__init__()
         self.every = config.opponents.snapshot_every
+        self.to_envs = _plays_snapshots(config)
         self.max_snapshots = config.opponents.max_snapshots
         self.state = state
 
@@ -180,7 +198,8 @@ class SnapshotCallback(BaseCallback):
         self.state.updates += 1
         if self.state.updates % self.every == 0:
             weights = network_weights(self.model.policy)
-            self.training_env.env_method("add_snapshot", weights)
+            if self.to_envs:
+                self.training_env.env_method("add_snapshot", weights)
             self.state.snapshots = (self.state.snapshots + [weights])[-self.max_snapshots:]
 
 
