@@ -142,27 +142,39 @@ class GreedyShowPolicy(Policy):
 
 
 class ExpertShowPolicy(Policy):
-    """Crowd-aware expected-value player.
+    """Crowd-aware expected-value player that stays robust when many copies share a table.
 
     - Food safety first: food counts for little once the player holds enough for every supper
       still possible (one per event card left), and for much more while it does not.
-    - Crowd avoidance: each opponent's next pick is forecast from the picks it revealed on
-      earlier days (a frequency count with a uniform prior), so the player prefers actions it is
-      likely to perform alone (full yield) over shared (half) or crowded (cancelled) ones.
+    - Raft completion: a raft token is worth its expected gain in raft sets given the player's
+      rope and log units, scaled by what a set is worth against food (sets decide the winner,
+      S17), which favours the pile that balances its raft.
+    - End-of-show pressure: as the event deck runs down, food needs fall, so raft gathering and
+      raft theft take over.
     - Thief and guard timing: a thief's expected loot is what the others are forecast to gather
       at that location, and at the Campsite the tokens of the richest raft holder; it is weighed
       against the chance of meeting a guard (losing up to 2 tokens). A guard gains from the
       thieves it expects and from every gatherer who must give it a token; gatherers count the
       loss to a thief or the gift to a guard at their location.
-    - Raft completion: a raft token is worth its expected gain in raft sets given the player's
-      rope and log units, which favours the pile that balances its raft.
-    - End-of-show pressure: as the event deck runs down, food needs fall, so raft gathering and
-      raft theft take over.
+    - Crowd anticipation: every living player, the observer included, is modelled as playing a
+      softened best reply (a softmax over its action values) to the others' forecast picks. A
+      rival's values use its public holdings (token counts by category), so the model covers
+      players in the same situation, copies of this policy included, that would all rush to the
+      same best pick (3+ performers cancel, S8). A few damped rounds of this reply settle on
+      a spread-out forecast, mixed with each rival's revealed past picks (a frequency count with
+      a uniform prior) so that players who keep their habits are read as such.
+    - Mixed play: the pick is drawn with the seeded rng from the same softened best reply, so
+      copies of this policy spread over near-equal options instead of cancelling each other,
+      while clearly worse actions are almost never chosen.
     """
 
     name = "expert"
-    PRIOR_PICKS = 1.0  # pseudo-count of the uniform prior over an opponent's picks
+    PRIOR_PICKS = 1.0  # pseudo-count of the uniform prior over a rival's revealed picks
     RECENT_WEIGHT = 2.0  # yesterday's pick counts this much more than older ones
+    HISTORY_SHARE = 0.3  # weight of revealed habits against the situational forecast
+    RAFT_SET_WORTH = 6.0  # food points one raft set is worth while food is still needed
+    TEMPERATURE = 0.6  # value gap (in food points) that makes a pick e times less likely
+    REPLY_ROUNDS = 4  # damped rounds of softened best replies behind the forecast
 
     def __init__(self) -> None:
         self.reset()
@@ -174,13 +186,27 @@ class ExpertShowPolicy(Policy):
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
         view = ShowView.from_observation(observation)
         actions = legal_actions(observation)
-        forecast = self._forecast(view, actions)
-        values = np.array([self._value(view, int(a), forecast) for a in actions])
-        best = np.flatnonzero(values >= values.max() - 1e-9)
-        return int(actions[best[rng.integers(best.size)]])
+        habits = self._habits(view, actions)
+        outlooks = [_own_outlook(view, self.RAFT_SET_WORTH)] + [
+            _rival_outlook(view, seat, self.RAFT_SET_WORTH) for seat in range(1, view.num_players)
+        ]
+        living = np.flatnonzero(view.alive)
+        forecast = habits.copy()
+        forecast[0, actions] = 1.0 / actions.size
+        for _ in range(self.REPLY_ROUNDS):
+            replies = np.zeros_like(forecast)
+            for seat in living:
+                values = self._values(view, seat, outlooks[seat], forecast, actions)
+                replies[seat, actions] = _softmax(values / self.TEMPERATURE)
+            situational = (1 - self.HISTORY_SHARE) * replies + self.HISTORY_SHARE * habits
+            situational[0] = replies[0]  # the observer has no need to guess its own habits
+            forecast = 0.5 * forecast + 0.5 * situational
+        forecast[~view.alive] = 0.0
+        values = self._values(view, 0, outlooks[0], forecast, actions)
+        return int(actions[rng.choice(actions.size, p=_softmax(values / self.TEMPERATURE))])
 
-    def _forecast(self, view: ShowView, actions: np.ndarray) -> np.ndarray:
-        """(seat, action) chance that each living opponent picks each action today."""
+    def _habits(self, view: ShowView, actions: np.ndarray) -> np.ndarray:
+        """(seat, action) frequencies of each living rival's revealed picks, uniform prior."""
         if self._pick_counts is None or view.day < self._last_day:
             self._pick_counts = np.zeros((view.num_players, NUM_ACTIONS * NUM_LOCATIONS))
         if view.day > self._last_day and view.day > 0:
@@ -192,51 +218,105 @@ class ExpertShowPolicy(Policy):
         self._last_day = view.day
         counts = self._pick_counts.copy()
         counts[:, actions] += self.PRIOR_PICKS / actions.size
-        forecast = counts / counts.sum(axis=1, keepdims=True)
-        forecast[0] = 0.0
-        forecast[~view.alive] = 0.0
-        return forecast
+        habits = counts / counts.sum(axis=1, keepdims=True)
+        habits[0] = 0.0
+        habits[~view.alive] = 0.0
+        return habits
 
-    def _value(self, view: ShowView, action: int, forecast: np.ndarray) -> float:
-        location, act = divmod(action, NUM_ACTIONS)
-        food_weight = _food_weight(view)
-        raft_value = view.raft_token_value()
-        token_worth = (raft_value + MEAN_FOOD[FRUIT] * food_weight) / 2  # a token of any kind
-        here = slice(location * NUM_ACTIONS, (location + 1) * NUM_ACTIONS)
-        others = forecast[:, here]  # (seat, act) chances at this location
-        alone, shared = _crowd_chances(others[:, act])
-        thief_risk = 1.0 - np.prod(1.0 - others[:, THIEF])
-        guard_risk = 1.0 - np.prod(1.0 - others[:, GUARD])
-        if act == THIEF:
-            if location == CAMPSITE:
-                loot = 2 * token_worth if view.token_counts[1:, COUNT_RAFT].any() else token_worth
-            else:
-                loot = sum(
-                    others[:, kind].sum() * min(1.5, view.pile(location, kind)) * (
-                        raft_value if kind == RAFT else MEAN_FOOD[kind] * food_weight
-                    )
-                    for kind in (FRUIT, CHICKEN, RAFT)
-                )
-                loot = max(loot, 2 * MEAN_COCONUT * food_weight)
-            caught = guard_risk * 2 * token_worth
-            return (alone + shared / 2) * (loot * (1 - guard_risk)) - caught
-        if act == GUARD:
-            thieves = others[:, THIEF].sum()
-            gatherers = others[:, :THIEF].sum() if location != CAMPSITE else view.alive.sum() - 1
-            catch = thieves * 2 * token_worth + thief_risk * gatherers * token_worth
-            coconuts = (1 - thief_risk) * 2 * MEAN_COCONUT * food_weight
-            return (alone + shared / 2) * (catch + coconuts)
-        if location == CAMPSITE:
-            # Resting: safe from local thieves; gives a token only to a caught Campsite thief's
-            # guard, as everyone else does.
-            return 0.0
-        drawn = min(2.0, view.pile(location, act)) * alone + min(1.0, view.pile(location, act)) * (
-            shared
+    def _values(
+        self,
+        view: ShowView,
+        seat: int,
+        outlook: _Outlook,
+        forecast: np.ndarray,
+        actions: np.ndarray,
+    ) -> np.ndarray:
+        """Values of ``actions`` for ``seat`` against the other seats' forecast picks."""
+        others = np.delete(forecast, seat, axis=0)
+        richest_raft = np.delete(view.token_counts[:, COUNT_RAFT], seat).max(initial=0)
+        return np.array(
+            [_action_value(view, int(a), outlook, others, richest_raft > 0) for a in actions]
         )
-        worth = raft_value if act == RAFT else MEAN_FOOD[act] * food_weight
-        stolen = thief_risk * (1 - guard_risk)
-        gift = guard_risk * (1 - stolen) * token_worth * 0.5
-        return drawn * worth * (1 - stolen) - gift
+
+
+@dataclass(frozen=True)
+class _Outlook:
+    """How one player weighs tokens: a food point and one raft token of unknown kind."""
+
+    food_weight: float
+    raft_value: float
+
+
+def _own_outlook(view: ShowView, raft_set_worth: float) -> _Outlook:
+    return _Outlook(_food_weight(view), raft_set_worth * view.raft_token_value())
+
+
+def _rival_outlook(view: ShowView, seat: int, raft_set_worth: float) -> _Outlook:
+    """A rival's outlook estimated from its public token counts: values taken at their means and
+    raft units split evenly between rope and log."""
+    fruit, chicken, raft, cans, coconuts = view.token_counts[seat]
+    food = (fruit + chicken) * MEAN_FRUIT + cans * 2.5 + coconuts * MEAN_COCONUT
+    units = raft * MEAN_RAFT_UNITS / 2
+    rival = ShowView(
+        num_players=view.num_players,
+        food=float(food),
+        rope_units=round(units),
+        log_units=round(units),
+        token_counts=view.token_counts,
+        alive=view.alive,
+        day=view.day,
+        piles=view.piles,
+        events_left=view.events_left,
+        last_choices=view.last_choices,
+    )
+    return _own_outlook(rival, raft_set_worth)
+
+
+def _action_value(
+    view: ShowView, action: int, outlook: _Outlook, others: np.ndarray, raft_to_steal: bool
+) -> float:
+    """Expected worth of ``action`` given the (seat, action) pick chances of the other players."""
+    location, act = divmod(action, NUM_ACTIONS)
+    food_weight, raft_value = outlook.food_weight, outlook.raft_value
+    token_worth = (raft_value + MEAN_FRUIT * food_weight) / 2  # a token of any kind
+    here = others[:, location * NUM_ACTIONS : (location + 1) * NUM_ACTIONS]
+    alone, shared = _crowd_chances(here[:, act])
+    thief_risk = 1.0 - np.prod(1.0 - here[:, THIEF])
+    guard_risk = 1.0 - np.prod(1.0 - here[:, GUARD])
+    if act == THIEF:
+        if location == CAMPSITE:
+            loot = 2 * token_worth if raft_to_steal else token_worth
+        else:
+            loot = sum(
+                here[:, kind].sum()
+                * min(1.5, view.pile(location, kind))
+                * (raft_value if kind == RAFT else MEAN_FOOD[kind] * food_weight)
+                for kind in (FRUIT, CHICKEN, RAFT)
+            )
+            loot = max(loot, 2 * MEAN_COCONUT * food_weight)
+        caught = guard_risk * 2 * token_worth
+        return (alone + shared / 2) * (loot * (1 - guard_risk)) - caught
+    if act == GUARD:
+        thieves = here[:, THIEF].sum()
+        gatherers = here[:, :THIEF].sum() if location != CAMPSITE else others.sum() - thieves
+        catch = thieves * 2 * token_worth + thief_risk * gatherers * token_worth
+        coconuts = (1 - thief_risk) * 2 * MEAN_COCONUT * food_weight
+        return (alone + shared / 2) * (catch + coconuts)
+    if location == CAMPSITE:
+        # Resting: safe from local thieves; gives a token only to a caught Campsite thief's
+        # guard, as everyone else does.
+        return 0.0
+    pile = view.pile(location, act)
+    drawn = min(2.0, pile) * alone + min(1.0, pile) * shared
+    worth = raft_value if act == RAFT else MEAN_FOOD[act] * food_weight
+    stolen = thief_risk * (1 - guard_risk)
+    gift = guard_risk * (1 - stolen) * token_worth * 0.5
+    return drawn * worth * (1 - stolen) - gift
+
+
+def _softmax(scores: np.ndarray) -> np.ndarray:
+    weights = np.exp(scores - scores.max())
+    return weights / weights.sum()
 
 
 def _crowd_chances(chances: np.ndarray) -> tuple[float, float]:
