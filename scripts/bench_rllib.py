@@ -55,8 +55,8 @@ def main() -> None:
     config = load_config(Path(__file__).parents[1] / "configs" / CONFIGS[args.game])
     if args.players:
         config = config.replace(num_players=args.players)
-    ray.init(num_cpus=max(args.runners), include_dashboard=False, log_to_driver=False,
-             configure_logging=False)
+    ray.init(address="local", num_cpus=max(args.runners), include_dashboard=False,
+             log_to_driver=False, configure_logging=False)
     register_env(ENV_NAME, make_rllib_env)
     print(f"{config.game} {config.num_players}p, {args.batch} env steps per iteration, "
           f"{os.cpu_count()} CPUs")

@@ -470,7 +470,8 @@ def train_rllib(config: TrainConfig, progress: bool = True) -> list[dict[str, An
 
     own_ray = not ray.is_initialized()
     if own_ray:
-        ray.init(address=config.rllib.address, include_dashboard=False,
+        # "local": a fresh instance even where `ray start` runs one (or left its address behind).
+        ray.init(address=config.rllib.address or "local", include_dashboard=False,
                  log_to_driver=False, configure_logging=False)
     register_env(ENV_NAME, make_rllib_env)
     algorithm = algorithm_config(config).build_algo()

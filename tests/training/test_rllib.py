@@ -186,7 +186,8 @@ def local_ray():
 
     from hunger_rl.training.rllib import ENV_NAME, make_rllib_env
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+             configure_logging=False)
     register_env(ENV_NAME, make_rllib_env)
     yield
     ray.shutdown()
