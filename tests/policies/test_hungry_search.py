@@ -8,8 +8,13 @@ from hunger_rl.envs.hungry.batched import FIRST, HANDS, ORDER, SECOND, TOTALS
 from hunger_rl.envs.hungry.engine import DECK_SIZE, NUM_CARD_TYPES, NUM_RESORTS, TOTAL_PLAYS
 from hunger_rl.envs.hungry.view import public_view
 from hunger_rl.policies import hungry_search
-from hunger_rl.policies.hungry import ExpertHungryPolicy
+from hunger_rl.policies.hungry import ExpertHungryPolicy, _Outlook
+from hunger_rl.policies.hungry_playout import forecast_action, forecast_scratch
 from hunger_rl.policies.hungry_search import SearchHungryPolicy, load_deals
+
+# Least share of the expert's best plays that the forecast playout policy must repeat over three
+# expert games (measured 0.80, 0.73 and 0.68 at 2, 3 and 4 players; greedy repeats 0.17 to 0.25).
+AGREEMENT = 0.6
 
 
 def views_along_a_game(num_players, seed):
@@ -103,3 +108,32 @@ def test_search_takes_a_winning_last_play():
             pick = search.act(observation, rng, public_view(game_env, agent))
             assert pick in winning
     assert decided > 0
+
+
+def expert_best(observation, view):
+    """The expert's plays of best value (several when tied)."""
+    actions = np.flatnonzero(observation["action_mask"])
+    values = _Outlook(
+        view,
+        ExpertHungryPolicy.OWN_DESTINATION_CHANCE,
+        ExpertHungryPolicy.OPPONENT_DESTINATION_CHANCE,
+    ).values_after(actions, ExpertHungryPolicy.TIE_BREAK_WEIGHT)
+    return set(actions[values >= values.max() - 1e-9].tolist())
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_forecast_playouts_play_legally_and_mostly_as_the_expert(num_players):
+    rng = np.random.default_rng(0)
+    scratch = forecast_scratch()
+    streams = np.zeros(1, np.uint64)
+    agree = turns = 0
+    for seed in range(3):
+        for observation, view in views_along_a_game(num_players, seed=seed):
+            # The mover's view as a row (the mover is seat 0 there); the other hands dealt to
+            # it do not enter the forecast.
+            row = load_deals(view, 1, rng)
+            action = forecast_action(row, 0, num_players, streams, scratch)
+            assert observation["action_mask"][action] == 1
+            agree += action in expert_best(observation, view)
+            turns += 1
+    assert agree / turns > AGREEMENT
