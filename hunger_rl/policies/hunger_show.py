@@ -172,7 +172,7 @@ class ExpertShowPolicy(Policy):
     PRIOR_PICKS = 1.0  # pseudo-count of the uniform prior over a rival's revealed picks
     RECENT_WEIGHT = 2.0  # yesterday's pick counts this much more than older ones
     HISTORY_SHARE = 0.3  # weight of revealed habits against the situational forecast
-    RAFT_SET_WORTH = 6.0  # food points one raft set is worth while food is still needed
+    RAFT_SET_WORTH = 3.0  # food points one raft set is worth while food is still needed
     TEMPERATURE = 0.6  # value gap (in food points) that makes a pick e times less likely
     REPLY_ROUNDS = 4  # damped rounds of softened best replies behind the forecast
 

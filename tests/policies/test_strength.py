@@ -27,5 +27,7 @@ def test_search_beats_expert_at_four_players():
 
 
 def test_random_does_not_beat_three_hunger_experts():
-    result = evaluate("hunger_show", 4, ["random", "expert"], 400, seed=11, workers=2, progress=False)
+    result = evaluate(
+        "hunger_show", 4, ["random", "expert"], 400, seed=11, workers=2, progress=False
+    )
     assert result.row("random").ci_high < result.equal_share
