@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RLLIB_STAMP := $(VENV)/.installed-rllib
 
 .PHONY: run test test-slow lint bench clean
 
@@ -14,15 +15,20 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[train,dev]'
 	touch $(STAMP)
 
+# The tests also cover the optional Ray RLlib backend (Ray pins gymnasium 1.2.2).
+$(RLLIB_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[train,dev,rllib]'
+	touch $(RLLIB_STAMP)
+
 # A short run of the default config (about 5 minutes on 2 cores), then its evaluation table
 # against random, greedy and expert; the full config trains longer and plays 2,000 games each.
 run: $(STAMP)
 	$(BIN)/hunger-rl train configs/hungry_2p.yaml --total-steps 250000 --final-games 200 --out runs/make_run
 
-test: $(STAMP)
+test: $(RLLIB_STAMP)
 	$(BIN)/python -m pytest -q -n auto -m "not slow"
 
-test-slow: $(STAMP)
+test-slow: $(RLLIB_STAMP)
 	$(BIN)/python -m pytest -q -n auto -m slow
 
 lint: $(STAMP)
