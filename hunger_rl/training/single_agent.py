@@ -38,10 +38,7 @@ import numpy as np
 from hunger_rl.envs import load_game
 from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.policies.base import Policy, RandomPolicy
-from hunger_rl.training.features import (
-    make_encoder,
-    observation_scale,  # noqa: F401 - used by the RLlib backend
-)
+from hunger_rl.training.features import make_encoder
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 # Hungry's score margin shaping counts in tens of points, the scale of its "score" reward.
