@@ -54,13 +54,13 @@ from hunger_rl.envs.hungry.batched import (
     ROW_SIZE,
     SECOND,
     TOTALS,
+    _best_total_and_winner,
 )
 from hunger_rl.envs.hungry.engine import (
     DECK_SIZE,
     NUM_ACTIONS,
     NUM_CARD_TYPES,
     NUM_RESORTS,
-    NUM_STARS,
     TOTAL_PLAYS,
 )
 from hunger_rl.envs.hungry.view import HungryView
@@ -207,16 +207,7 @@ def _play_out(games, actions, streams, num_players, void_tied_second, shares):
 @_jit
 def _observer_win_share(games, b, num_players):
     """Seat 0's share of the win in finished row b (H9)."""
-    best = games[b, TOTALS]
-    for p in range(1, num_players):
-        best = max(best, games[b, TOTALS + p])
-    # Among tied leaders the holder of the lowest-star home wins alone (H9).
-    winner = NO_PLAYER
-    for resort in range(NUM_STARS):
-        owner = games[b, FIRST + resort]
-        if owner != NO_PLAYER and games[b, TOTALS + owner] == best:
-            winner = owner
-            break
+    best, winner = _best_total_and_winner(games, b, num_players)
     if winner != NO_PLAYER:
         return 1.0 if winner == 0 else 0.0
     if games[b, TOTALS] != best:

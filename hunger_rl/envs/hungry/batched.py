@@ -305,18 +305,26 @@ def _play(g, b, action, num_players, void_tied_second):
 
 
 @_jit
-def _score_game(g, b, num_players, reward_code, rewards_out, totals_out, winners_out):
-    """Final totals, winners (H9) and rewards (R1, or score margin) into row b of each output."""
+def _best_total_and_winner(g, b, num_players):
+    """The best total of row b and its sole winner (H9), or NO_PLAYER for a shared draw.
+
+    Among the players with the best total, the holder of the lowest-star home wins alone
+    (each home has one owner); if none of them holds a home, they all share the draw.
+    """
     best = g[b, TOTALS]
     for p in range(1, num_players):
         best = max(best, g[b, TOTALS + p])
-    winner = NO_PLAYER
-    # Among tied leaders, the holder of the lowest-star home wins alone (homes have one owner).
     for resort in range(NUM_STARS):
         owner = g[b, FIRST + resort]
         if owner != NO_PLAYER and g[b, TOTALS + owner] == best:
-            winner = owner
-            break
+            return best, owner
+    return best, NO_PLAYER
+
+
+@_jit
+def _score_game(g, b, num_players, reward_code, rewards_out, totals_out, winners_out):
+    """Final totals, winners (H9) and rewards (R1, or score margin) into row b of each output."""
+    best, winner = _best_total_and_winner(g, b, num_players)
     num_winners = 0
     total_sum = 0
     for p in range(num_players):
