@@ -239,6 +239,7 @@ class HungryState:
     tourists ``p`` placed by action ``a`` (so card type and destination); ``deck`` is the draw
     pile, top first; ``history`` the actions played so far. The rest is derived and kept up to
     date for speed: ``hand_sizes``, ``played`` (cards placed per type, all players),
+    ``held_masks`` (per player, 1 for both actions of every card type in hand),
     ``resort_counts[p][r]`` (tourists of ``p`` at resort ``r``) and ``places`` (each resort's
     first and second place).
     """
@@ -254,6 +255,7 @@ class HungryState:
         "history",
         "hand_sizes",
         "played",
+        "held_masks",
         "resort_counts",
         "places",
     )
@@ -279,6 +281,7 @@ class HungryState:
         self.history = history
         self.hand_sizes = hands.sum(axis=1)
         self.played = placed.reshape(num_players, NUM_CARD_TYPES, 2).sum(axis=(0, 2))
+        self.held_masks = np.repeat(hands > 0, 2, axis=1).astype(np.int8)
         self.resort_counts = [[0] * NUM_RESORTS for _ in range(num_players)]
         for player in range(num_players):
             for action in np.flatnonzero(placed[player]):
@@ -335,6 +338,7 @@ class HungryState:
         other.history = list(self.history)
         other.hand_sizes = self.hand_sizes.copy()
         other.played = self.played.copy()
+        other.held_masks = self.held_masks.copy()
         other.resort_counts = [list(r) for r in self.resort_counts]
         other.places = list(self.places)
         return other
@@ -406,12 +410,9 @@ class HungryState:
     def legal_mask(self, player: int | None = None) -> np.ndarray:
         """Legal actions of ``player`` as a 0/1 int8 vector of length 50."""
         player = self.current_player if player is None else player
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if player == self.current_player and not self.is_over:
-            held = self.hands[player] > 0
-            mask[0::2] = held
-            mask[1::2] = held
-        return mask
+            return self.held_masks[player].copy()
+        return np.zeros(NUM_ACTIONS, dtype=np.int8)
 
     def score(self) -> Score:
         """The score as if the game ended now (the final score once it is over)."""
@@ -444,13 +445,17 @@ class HungryState:
                 f"hand; legal actions: {self.legal_actions()}"
             )
         hand[card] -= 1
+        if not hand[card]:
+            self.held_masks[player, 2 * card : 2 * card + 2] = 0
         self.placed[player, action] += 1
         self.played[card] += 1
         resort = ACTION_RESORT[action]
         self.resort_counts[player][resort] += 1
         self.places[resort] = self._resort_places(resort)
         if self.deck:
-            hand[self.deck.pop(0)] += 1
+            drawn = self.deck.pop(0)
+            hand[drawn] += 1
+            self.held_masks[player, 2 * drawn : 2 * drawn + 2] = 1
         else:
             self.hand_sizes[player] -= 1
         self.history.append(action)
