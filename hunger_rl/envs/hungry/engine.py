@@ -108,7 +108,8 @@ def resort_places(counts: Sequence[int], tied_second: str = "next") -> Places:
     held by several players is skipped (those players score nothing). With
     ``tied_second="void"`` a tie on the count right below first place voids second place.
     """
-    counts = list(counts)
+    if not isinstance(counts, list):
+        counts = list(counts)
     first = second = None
     for count in sorted(set(counts), reverse=True):
         if count == 0:
@@ -240,7 +241,7 @@ class HungryState:
     pile, top first; ``history`` the actions played so far. The rest is derived and kept up to
     date for speed: ``hand_sizes``, ``played`` (cards placed per type, all players),
     ``held_masks`` (per player, 1 for both actions of every card type in hand),
-    ``resort_counts[p][r]`` (tourists of ``p`` at resort ``r``) and ``places`` (each resort's
+    ``resort_tourists[r][p]`` (tourists of ``p`` at resort ``r``) and ``places`` (each resort's
     first and second place).
     """
 
@@ -256,7 +257,7 @@ class HungryState:
         "hand_sizes",
         "played",
         "held_masks",
-        "resort_counts",
+        "resort_tourists",
         "places",
     )
 
@@ -282,10 +283,10 @@ class HungryState:
         self.hand_sizes = hands.sum(axis=1)
         self.played = placed.reshape(num_players, NUM_CARD_TYPES, 2).sum(axis=(0, 2))
         self.held_masks = np.repeat(hands > 0, 2, axis=1).astype(np.int8)
-        self.resort_counts = [[0] * NUM_RESORTS for _ in range(num_players)]
+        self.resort_tourists = [[0] * num_players for _ in range(NUM_RESORTS)]
         for player in range(num_players):
             for action in np.flatnonzero(placed[player]):
-                self.resort_counts[player][ACTION_RESORT[action]] += int(placed[player, action])
+                self.resort_tourists[ACTION_RESORT[action]][player] += int(placed[player, action])
         self.places = [self._resort_places(r) for r in range(NUM_RESORTS)]
 
     # -- construction -------------------------------------------------------------------------
@@ -339,7 +340,7 @@ class HungryState:
         other.hand_sizes = self.hand_sizes.copy()
         other.played = self.played.copy()
         other.held_masks = self.held_masks.copy()
-        other.resort_counts = [list(r) for r in self.resort_counts]
+        other.resort_tourists = [list(r) for r in self.resort_tourists]
         other.places = list(self.places)
         return other
 
@@ -423,7 +424,7 @@ class HungryState:
         return totals_from_places(self.num_players, self.places)
 
     def _resort_places(self, resort: int) -> Places:
-        return resort_places([c[resort] for c in self.resort_counts], self.tied_second)
+        return resort_places(self.resort_tourists[resort], self.tied_second)
 
     def unseen_counts(self, player: int) -> np.ndarray:
         """Per card type, the copies ``player`` has not seen (other hands, deck, removed)."""
@@ -450,7 +451,7 @@ class HungryState:
         self.placed[player, action] += 1
         self.played[card] += 1
         resort = ACTION_RESORT[action]
-        self.resort_counts[player][resort] += 1
+        self.resort_tourists[resort][player] += 1
         self.places[resort] = self._resort_places(resort)
         if self.deck:
             drawn = self.deck.pop(0)

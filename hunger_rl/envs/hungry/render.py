@@ -22,7 +22,7 @@ def _lines(game: HungryState, agents: Sequence[str]) -> tuple[list[str], dict[in
     ]
     for resort in range(NUM_RESORTS):
         first, second = game.places[resort]
-        placed = "".join(f"{game.resort_counts[p][resort]:>{width}}" for p in range(len(agents)))
+        placed = "".join(f"{game.resort_tourists[resort][p]:>{width}}" for p in range(len(agents)))
         names = " / ".join("-" if p is None else agents[p] for p in (first, second))
         lines.append(f"{resort_name(resort):<12}{placed}   {names}")
     score = game.score()
