@@ -43,7 +43,6 @@ from typing import Any
 
 import numpy as np
 import torch
-import yaml
 from gymnasium import spaces
 from pettingzoo.utils import BaseParallelWrapper, BaseWrapper
 from tqdm import tqdm
@@ -77,6 +76,7 @@ from hunger_rl.training.train import (
     evaluate_policy,
     format_table,
     policy_metadata,
+    prepare_output,
     write_learning_curve,
     write_table,
 )
@@ -462,10 +462,7 @@ def export_policy(algorithm, metadata: PolicyMetadata, path: Path) -> Path:
 def train_rllib(config: TrainConfig, progress: bool = True) -> list[dict[str, Any]]:
     """Train as ``config`` says on Ray RLlib; return the final evaluation table."""
     started = time.perf_counter()
-    torch.set_num_threads(config.torch_threads)
-    out = Path(config.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    out = prepare_output(config)
     metadata = exported_policy_metadata(config)
 
     own_ray = not ray.is_initialized()

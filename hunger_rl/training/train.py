@@ -51,14 +51,20 @@ from hunger_rl.training.single_agent import make_single_agent_env
 CURVE_FIELDS = ("steps", "opponent", "games", "win_share", "ci_low", "ci_high")
 
 
-def train(config: TrainConfig, resume: str | Path | None = None,
-          progress: bool = True) -> list[dict[str, Any]]:
-    """Train as ``config`` says (continuing ``resume`` if given); return the final table."""
-    started = time.perf_counter()
+def prepare_output(config: TrainConfig) -> Path:
+    """Set torch's thread count, create the output folder and record the config in it."""
     torch.set_num_threads(config.torch_threads)
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    return out
+
+
+def train(config: TrainConfig, resume: str | Path | None = None,
+          progress: bool = True) -> list[dict[str, Any]]:
+    """Train as ``config`` says (continuing ``resume`` if given); return the final table."""
+    started = time.perf_counter()
+    out = prepare_output(config)
 
     # 1. Games: one learning seat per env, opponents from each env's self-play pool (or, with
     # env.batched, the compiled opponents of the batched engine).
