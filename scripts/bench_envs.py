@@ -122,8 +122,10 @@ BENCHMARKS = {"hungry": bench_hungry, "hunger_show": bench_hunger_show}
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=sorted(BENCHMARKS), action="append")
-    parser.add_argument("--seconds", type=float, default=3.0, help="length of one round")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per env")
+    parser.add_argument("--seconds", type=float, default=1.0, help="length of one round")
+    parser.add_argument(
+        "--rounds", type=int, default=15, help="interleaved rounds per env (many short: less noise)"
+    )
     parser.add_argument(
         "--batched", action="store_true", help="batched Hungry at B=1, 256, 4096 against Pgx"
     )
