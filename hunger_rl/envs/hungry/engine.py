@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -233,16 +234,64 @@ def totals_from_places(num_players: int, places: Sequence[Places]) -> list[int]:
     return totals
 
 
+@dataclass(frozen=True, slots=True)
+class TableLayout:
+    """Where each part of :attr:`HungryState.table` starts, for one player count.
+
+    Rows are by absolute seat: ``hands`` (N rows of 25 card types), ``placed`` (N rows of 50
+    actions), ``hand_sizes`` (N), ``deck_size`` (1), ``unseen`` (N rows of 25: the copies of each
+    card type that seat has not seen), ``scores`` (N: each total if the game ended now) and
+    ``to_move`` (N: 1 at the seat to move, all 0 once the game is over); ``size`` is the total.
+    """
+
+    hands: int
+    placed: int
+    hand_sizes: int
+    deck_size: int
+    unseen: int
+    scores: int
+    to_move: int
+    size: int
+
+
+@cache
+def table_layout(num_players: int) -> TableLayout:
+    """The :class:`TableLayout` for ``num_players`` players."""
+    sizes = (
+        num_players * NUM_CARD_TYPES,
+        num_players * NUM_ACTIONS,
+        num_players,
+        1,
+        num_players * NUM_CARD_TYPES,
+        num_players,
+        num_players,
+    )
+    starts = [0]
+    for size in sizes:
+        starts.append(starts[-1] + size)
+    return TableLayout(*starts)
+
+
+# RESORT_OF_ACTION[a, r] is 1 when action a places a tourist at resort r.
+RESORT_OF_ACTION = np.eye(NUM_RESORTS, dtype=np.int64)[list(ACTION_RESORT)]
+FULL_DECK_ARRAY = np.array(FULL_DECK)
+
+
 class HungryState:
     """The full state of one game of Hungry.
 
     ``hands[p, t]`` counts player ``p``'s cards of type ``t``; ``placed[p, a]`` counts the
     tourists ``p`` placed by action ``a`` (so card type and destination); ``deck`` is the draw
     pile, top first; ``history`` the actions played so far. The rest is derived and kept up to
-    date for speed: ``hand_sizes``, ``played`` (cards placed per type, all players),
+    date for speed: ``hand_sizes``, ``unseen[p, t]`` (copies of type ``t`` that ``p`` has not
+    seen), ``scores`` (each total if the game ended now), ``to_move`` (1 at the seat to move),
     ``held_masks`` (per player, 1 for both actions of every card type in hand),
     ``resort_tourists[r][p]`` (tourists of ``p`` at resort ``r``) and ``places`` (each resort's
     first and second place).
+
+    Every count an observation reads lives in one flat int64 array, ``table`` (arranged as
+    ``layout`` says; ``hands``, ``placed``, ``hand_sizes``, ``unseen``, ``scores`` and ``to_move``
+    are views of it), so that an observation is a single gather.
     """
 
     __slots__ = (
@@ -250,12 +299,16 @@ class HungryState:
         "tied_second",
         "removed",
         "deck",
-        "hands",
-        "placed",
         "current_player",
         "history",
+        "layout",
+        "table",
+        "hands",
+        "placed",
         "hand_sizes",
-        "played",
+        "unseen",
+        "scores",
+        "to_move",
         "held_masks",
         "resort_tourists",
         "places",
@@ -276,18 +329,31 @@ class HungryState:
         self.tied_second = tied_second
         self.removed = removed
         self.deck = deck
-        self.hands = hands
-        self.placed = placed
         self.current_player = current_player
         self.history = history
-        self.hand_sizes = hands.sum(axis=1)
-        self.played = placed.reshape(num_players, NUM_CARD_TYPES, 2).sum(axis=(0, 2))
-        self.held_masks = np.repeat(hands > 0, 2, axis=1).astype(np.int8)
-        self.resort_tourists = [[0] * num_players for _ in range(NUM_RESORTS)]
-        for player in range(num_players):
-            for action in np.flatnonzero(placed[player]):
-                self.resort_tourists[ACTION_RESORT[action]][player] += int(placed[player, action])
+        self.layout = table_layout(num_players)
+        self.table = np.zeros(self.layout.size, dtype=np.int64)
+        self._bind_table_views()
+        self.hands[:] = hands
+        self.placed[:] = placed
+        self.hand_sizes[:] = self.hands.sum(axis=1)
+        self.table[self.layout.deck_size] = len(deck)
+        self.unseen[:] = COPIES_PER_TYPE - self.hands - self.played
+        if not self.is_over:
+            self.to_move[current_player] = 1
+        self.held_masks = np.repeat(self.hands > 0, 2, axis=1).astype(np.int8)
+        self.resort_tourists = (self.placed @ RESORT_OF_ACTION).T.tolist()
         self.places = [self._resort_places(r) for r in range(NUM_RESORTS)]
+        self._update_scores()
+
+    def _bind_table_views(self) -> None:
+        at, table, n = self.layout, self.table, self.num_players
+        self.hands = table[at.hands : at.placed].reshape(n, NUM_CARD_TYPES)
+        self.placed = table[at.placed : at.hand_sizes].reshape(n, NUM_ACTIONS)
+        self.hand_sizes = table[at.hand_sizes : at.deck_size]
+        self.unseen = table[at.unseen : at.scores].reshape(n, NUM_CARD_TYPES)
+        self.scores = table[at.scores : at.to_move]
+        self.to_move = table[at.to_move : at.size]
 
     # -- construction -------------------------------------------------------------------------
 
@@ -308,19 +374,19 @@ class HungryState:
             raise ValueError(f"first_player {first_player} is not a seat of {num_players} players")
         if deck is None:
             rng = rng if rng is not None else np.random.default_rng()
-            order = rng.permutation(np.array(FULL_DECK)).tolist()
+            order = rng.permutation(FULL_DECK_ARRAY).tolist()
         else:
             order = validate_deck(deck)
         removed, rest = order[:REMOVED_CARDS], order[REMOVED_CARDS:]
-        hands = np.zeros((num_players, NUM_CARD_TYPES), dtype=np.int64)
-        for player in range(num_players):
-            for card in rest[player * HAND_SIZE : (player + 1) * HAND_SIZE]:
-                hands[player, card] += 1
+        dealt = num_players * HAND_SIZE
+        # Card i of the deal goes to player i // HAND_SIZE: count (player, type) pairs at once.
+        seat_rows = np.arange(dealt) // HAND_SIZE * NUM_CARD_TYPES
+        hands = np.bincount(seat_rows + rest[:dealt], minlength=num_players * NUM_CARD_TYPES)
         return cls(
             num_players=num_players,
             removed=removed,
-            deck=rest[num_players * HAND_SIZE :],
-            hands=hands,
+            deck=rest[dealt:],
+            hands=hands.reshape(num_players, NUM_CARD_TYPES),
             placed=np.zeros((num_players, NUM_ACTIONS), dtype=np.int64),
             current_player=first_player,
             history=[],
@@ -333,12 +399,11 @@ class HungryState:
         other.tied_second = self.tied_second
         other.removed = list(self.removed)
         other.deck = list(self.deck)
-        other.hands = self.hands.copy()
-        other.placed = self.placed.copy()
         other.current_player = self.current_player
         other.history = list(self.history)
-        other.hand_sizes = self.hand_sizes.copy()
-        other.played = self.played.copy()
+        other.layout = self.layout
+        other.table = self.table.copy()
+        other._bind_table_views()
         other.held_masks = self.held_masks.copy()
         other.resort_tourists = [list(r) for r in self.resort_tourists]
         other.places = list(self.places)
@@ -404,6 +469,11 @@ class HungryState:
     def is_over(self) -> bool:
         return len(self.history) == TOTAL_PLAYS
 
+    @property
+    def played(self) -> np.ndarray:
+        """Cards placed so far per card type, all players."""
+        return self.placed.reshape(self.num_players, NUM_CARD_TYPES, 2).sum(axis=(0, 2))
+
     def legal_actions(self, player: int | None = None) -> list[int]:
         """Actions ``player`` (default: the player to move) may take; none when not its turn."""
         return np.flatnonzero(self.legal_mask(player)).tolist()
@@ -421,14 +491,17 @@ class HungryState:
 
     def totals(self) -> list[int]:
         """Each player's total as if the game ended now."""
-        return totals_from_places(self.num_players, self.places)
+        return self.scores.tolist()
 
     def _resort_places(self, resort: int) -> Places:
         return resort_places(self.resort_tourists[resort], self.tied_second)
 
+    def _update_scores(self) -> None:
+        self.scores[:] = totals_from_places(self.num_players, self.places)
+
     def unseen_counts(self, player: int) -> np.ndarray:
         """Per card type, the copies ``player`` has not seen (other hands, deck, removed)."""
-        return COPIES_PER_TYPE - self.hands[player] - self.played
+        return self.unseen[player].copy()
 
     # -- transitions --------------------------------------------------------------------------
 
@@ -437,30 +510,47 @@ class HungryState:
         if self.is_over:
             raise IllegalActionError("the game is over; no more actions can be played")
         player = self.current_player
-        hand = self.hands[player]
+        # Hot path: flat table positions and Python ints, not numpy scalar arithmetic.
+        table, at = self.table, self.layout
+        hand_at = at.hands + NUM_CARD_TYPES * player
         card = action // 2
-        if not (0 <= action < NUM_ACTIONS) or not hand[card]:
+        copies = table.item(hand_at + card) if 0 <= action < NUM_ACTIONS else 0
+        if not copies:
             what = f"({describe_action(action)}) " if 0 <= action < NUM_ACTIONS else ""
             raise IllegalActionError(
                 f"player {player} cannot play action {action} {what}without such a card in "
                 f"hand; legal actions: {self.legal_actions()}"
             )
-        hand[card] -= 1
-        if not hand[card]:
+        table[hand_at + card] = copies - 1
+        if copies == 1:
             self.held_masks[player, 2 * card : 2 * card + 2] = 0
-        self.placed[player, action] += 1
-        self.played[card] += 1
+        placed_at = at.placed + NUM_ACTIONS * player + action
+        table[placed_at] = table.item(placed_at) + 1
+        # The card is now seen by everybody; its player had already seen it.
+        for seat in range(self.num_players):
+            if seat != player:
+                unseen_at = at.unseen + NUM_CARD_TYPES * seat + card
+                table[unseen_at] = table.item(unseen_at) - 1
         resort = ACTION_RESORT[action]
         self.resort_tourists[resort][player] += 1
-        self.places[resort] = self._resort_places(resort)
+        places = self._resort_places(resort)
+        if places != self.places[resort]:
+            self.places[resort] = places
+            self._update_scores()
         if self.deck:
             drawn = self.deck.pop(0)
-            hand[drawn] += 1
+            table[hand_at + drawn] = table.item(hand_at + drawn) + 1
+            unseen_at = at.unseen + NUM_CARD_TYPES * player + drawn
+            table[unseen_at] = table.item(unseen_at) - 1
             self.held_masks[player, 2 * drawn : 2 * drawn + 2] = 1
+            table[at.deck_size] = len(self.deck)
         else:
-            self.hand_sizes[player] -= 1
+            table[at.hand_sizes + player] = table.item(at.hand_sizes + player) - 1
         self.history.append(action)
         self.current_player = (player + 1) % self.num_players
+        table[at.to_move + player] = 0
+        if not self.is_over:
+            table[at.to_move + self.current_player] = 1
 
 
 def check_num_players(num_players: int) -> None:

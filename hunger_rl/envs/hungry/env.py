@@ -24,6 +24,7 @@ from hunger_rl.envs.hungry.engine import (
     IllegalActionError,
     check_num_players,
     describe_action,
+    table_layout,
 )
 from hunger_rl.envs.rewards import r1_rewards
 
@@ -58,6 +59,27 @@ def observation_layout(num_players: int) -> OrderedDict[str, slice]:
         layout[name] = slice(start, start + size)
         start += size
     return layout
+
+
+def observation_index(num_players: int, observer: int) -> np.ndarray:
+    """Where each entry of ``observer``'s observation lies in ``HungryState.table``.
+
+    In ``observation_layout`` order, so that one ``take`` gathers a whole observation.
+    """
+    at = table_layout(num_players)
+    # Seat order seen by the observer: itself first, then the players after it.
+    seats = (observer + np.arange(num_players)) % num_players
+    return np.concatenate(
+        (
+            at.hands + NUM_CARD_TYPES * observer + np.arange(NUM_CARD_TYPES),
+            (at.placed + NUM_ACTIONS * seats[:, None] + np.arange(NUM_ACTIONS)).ravel(),
+            at.hand_sizes + seats,
+            (at.deck_size,),
+            at.unseen + NUM_CARD_TYPES * observer + np.arange(NUM_CARD_TYPES),
+            at.scores + seats,
+            at.to_move + seats,
+        )
+    )
 
 
 def _observation_high(num_players: int) -> np.ndarray:
@@ -126,13 +148,7 @@ class raw_env(AECEnv):
         self.tied_second = tied_second
         self.observation_layout = observation_layout(num_players)
         self._agent_index = {agent: i for i, agent in enumerate(self.possible_agents)}
-        # Row k (taken modulo N) is the one-hot "to_move" of relative seat k; row N is all zero.
-        self._one_hot_seats = np.vstack([np.eye(num_players), np.zeros(num_players)])
-        # Seat order seen by each player: itself first, then the players after it.
-        self._seat_orders = [
-            np.array([(p + k) % num_players for k in range(num_players)])
-            for p in range(num_players)
-        ]
+        self._observation_indices = [observation_index(num_players, p) for p in range(num_players)]
         high = _observation_high(num_players)
         observation_space = spaces.Dict(
             {
@@ -144,7 +160,6 @@ class raw_env(AECEnv):
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._rng = np.random.default_rng()
         self.game: HungryState | None = None
-        self._scores_cache: tuple[int, np.ndarray] | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -184,7 +199,6 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.agents[first]
-        self._scores_cache = None
 
     def step(self, action: object) -> None:
         if self.game is None:
@@ -235,35 +249,11 @@ class raw_env(AECEnv):
 
     # -- observations -------------------------------------------------------------------------
 
-    def _public_scores(self) -> np.ndarray:
-        """Current totals by absolute seat; computed once per play, shared by all observers."""
-        game = self.game
-        if self._scores_cache is None or self._scores_cache[0] != game.num_plays:
-            self._scores_cache = (game.num_plays, np.array(game.totals(), dtype=np.float32))
-        return self._scores_cache[1]
-
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self.game
         player = self._agent_index[agent]
-        seats = self._seat_orders[player]
-        hand = game.hands[player]
-        to_move_seat = (
-            self.num_players if game.is_over else (game.current_player - player) % self.num_players
-        )
-        # One concatenate in observation_layout order: the hot path of every step.
-        obs = np.concatenate(
-            (
-                hand,
-                game.placed.take(seats, axis=0).ravel(),
-                game.hand_sizes.take(seats),
-                (len(game.deck),),
-                COPIES_PER_TYPE - hand - game.played,
-                self._public_scores().take(seats),
-                self._one_hot_seats[to_move_seat],
-            ),
-            dtype=np.float32,
-        )
-        return {"observation": obs, "action_mask": game.legal_mask(player)}
+        observation = game.table.take(self._observation_indices[player]).astype(np.float32)
+        return {"observation": observation, "action_mask": game.legal_mask(player)}
 
     # -- rendering ----------------------------------------------------------------------------
 
