@@ -126,6 +126,10 @@ def resort_places(counts: Sequence[int], tied_second: str = "next") -> Places:
     return first, second
 
 
+# A resort holds at most 10 tourists, so few count tuples ever occur: the hot path memoises.
+_memoised_resort_places = cache(resort_places)
+
+
 @dataclass(frozen=True)
 class PlayerScore:
     """One player's score: the tiles, tokens and bonus that make up its total (H7, H8)."""
@@ -242,6 +246,8 @@ class TableLayout:
     actions), ``hand_sizes`` (N), ``deck_size`` (1), ``unseen`` (N rows of 25: the copies of each
     card type that seat has not seen), ``scores`` (N: each total if the game ended now) and
     ``to_move`` (N: 1 at the seat to move, all 0 once the game is over); ``size`` is the total.
+    ``others_unseen[p][t]`` lists the positions of every other seat's unseen count of type ``t``,
+    which drop when ``p`` plays a card of that type.
     """
 
     hands: int
@@ -252,6 +258,7 @@ class TableLayout:
     scores: int
     to_move: int
     size: int
+    others_unseen: tuple[tuple[tuple[int, ...], ...], ...]
 
 
 @cache
@@ -269,7 +276,19 @@ def table_layout(num_players: int) -> TableLayout:
     starts = [0]
     for size in sizes:
         starts.append(starts[-1] + size)
-    return TableLayout(*starts)
+    unseen = starts[4]
+    others_unseen = tuple(
+        tuple(
+            tuple(
+                unseen + NUM_CARD_TYPES * seat + card
+                for seat in range(num_players)
+                if seat != player
+            )
+            for card in range(NUM_CARD_TYPES)
+        )
+        for player in range(num_players)
+    )
+    return TableLayout(*starts, others_unseen)
 
 
 # RESORT_OF_ACTION[a, r] is 1 when action a places a tourist at resort r.
@@ -494,10 +513,14 @@ class HungryState:
         return self.scores.tolist()
 
     def _resort_places(self, resort: int) -> Places:
-        return resort_places(self.resort_tourists[resort], self.tied_second)
+        return _memoised_resort_places(tuple(self.resort_tourists[resort]), self.tied_second)
 
     def _update_scores(self) -> None:
-        self.scores[:] = totals_from_places(self.num_players, self.places)
+        totals = totals_from_places(self.num_players, self.places)
+        table = self.table
+        # Element by element: cheaper than a slice assignment for a handful of Python ints.
+        for position, total in enumerate(totals, self.layout.scores):
+            table[position] = total
 
     def unseen_counts(self, player: int) -> np.ndarray:
         """Per card type, the copies ``player`` has not seen (other hands, deck, removed)."""
@@ -507,11 +530,12 @@ class HungryState:
 
     def apply_action(self, action: int) -> None:
         """The current player plays ``action``, then draws if the deck is not empty (H4)."""
-        if self.is_over:
+        history = self.history
+        if len(history) == TOTAL_PLAYS:
             raise IllegalActionError("the game is over; no more actions can be played")
         player = self.current_player
         # Hot path: flat table positions and Python ints, not numpy scalar arithmetic.
-        table, at = self.table, self.layout
+        table, at, held = self.table, self.layout, self.held_masks
         hand_at = at.hands + NUM_CARD_TYPES * player
         card = action // 2
         copies = table.item(hand_at + card) if 0 <= action < NUM_ACTIONS else 0
@@ -523,14 +547,12 @@ class HungryState:
             )
         table[hand_at + card] = copies - 1
         if copies == 1:
-            self.held_masks[player, 2 * card : 2 * card + 2] = 0
+            held[player, 2 * card] = held[player, 2 * card + 1] = 0
         placed_at = at.placed + NUM_ACTIONS * player + action
         table[placed_at] = table.item(placed_at) + 1
         # The card is now seen by everybody; its player had already seen it.
-        for seat in range(self.num_players):
-            if seat != player:
-                unseen_at = at.unseen + NUM_CARD_TYPES * seat + card
-                table[unseen_at] = table.item(unseen_at) - 1
+        for unseen_at in at.others_unseen[player][card]:
+            table[unseen_at] = table.item(unseen_at) - 1
         resort = ACTION_RESORT[action]
         self.resort_tourists[resort][player] += 1
         places = self._resort_places(resort)
@@ -542,15 +564,15 @@ class HungryState:
             table[hand_at + drawn] = table.item(hand_at + drawn) + 1
             unseen_at = at.unseen + NUM_CARD_TYPES * player + drawn
             table[unseen_at] = table.item(unseen_at) - 1
-            self.held_masks[player, 2 * drawn : 2 * drawn + 2] = 1
+            held[player, 2 * drawn] = held[player, 2 * drawn + 1] = 1
             table[at.deck_size] = len(self.deck)
         else:
             table[at.hand_sizes + player] = table.item(at.hand_sizes + player) - 1
-        self.history.append(action)
-        self.current_player = (player + 1) % self.num_players
+        history.append(action)
         table[at.to_move + player] = 0
-        if not self.is_over:
-            table[at.to_move + self.current_player] = 1
+        self.current_player = player = (player + 1) % self.num_players
+        if len(history) < TOTAL_PLAYS:
+            table[at.to_move + player] = 1
 
 
 def check_num_players(num_players: int) -> None:
