@@ -12,10 +12,16 @@ from typing import Any
 
 import numpy as np
 
+from hunger_rl.envs.hungry.batched import (
+    FIRST_POINTS,
+    OPPONENT_DESTINATION_CHANCE,
+    OWN_DESTINATION_CHANCE,
+    TIE_BREAK_WEIGHT,
+    forecast_values_of_observations,
+)
 from hunger_rl.envs.hungry.engine import (
     ACTION_RESORT,
     COPIES_PER_TYPE,
-    HOTEL_POINTS,
     NUM_CARD_TYPES,
     NUM_RESORTS,
     NUM_STARS,
@@ -33,8 +39,6 @@ RESORT_CARDS = np.zeros((NUM_RESORTS, NUM_CARD_TYPES), dtype=np.int64)
 for _card in range(NUM_CARD_TYPES):
     RESORT_CARDS[card_stars(_card) - 1, _card] = 1
     RESORT_CARDS[NUM_STARS + card_colour(_card), _card] = 1
-# First-place points of each resort: the home's stars, or a hotel's 5 (H7).
-FIRST_POINTS = np.array([s + 1 for s in range(NUM_STARS)] + [HOTEL_POINTS] * NUM_STARS, float)
 # The largest count one player can reach at a resort: all 10 cards that fit it.
 MAX_COUNT = COPIES_PER_TYPE * int(RESORT_CARDS.sum(axis=1).max())
 COUNTS = np.arange(MAX_COUNT + 1)
@@ -100,11 +104,11 @@ class ExpertHungryPolicy(Policy):
     name = "expert"
 
     # Own hand cards are counted at both their resorts with this chance of going to each.
-    OWN_DESTINATION_CHANCE = 0.5
+    OWN_DESTINATION_CHANCE = OWN_DESTINATION_CHANCE
     # Unseen cards that an opponent will hold go to a given fitting resort with this chance.
-    OPPONENT_DESTINATION_CHANCE = 0.5
+    OPPONENT_DESTINATION_CHANCE = OPPONENT_DESTINATION_CHANCE
     # Value of holding a low-star home for the H9 tie-break, per star below 6.
-    TIE_BREAK_WEIGHT = 0.05
+    TIE_BREAK_WEIGHT = TIE_BREAK_WEIGHT
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
         view = view_of(observation, view)
@@ -112,6 +116,22 @@ class ExpertHungryPolicy(Policy):
         outlook = _Outlook(view, self.OWN_DESTINATION_CHANCE, self.OPPONENT_DESTINATION_CHANCE)
         values = outlook.values_after(actions, self.TIE_BREAK_WEIGHT)
         return pick_best(actions, values, rng)
+
+
+class ForecastHungryPolicy(Policy):
+    """The expert's valuation with normal approximations instead of exact count distributions,
+    compiled (the forecast policy of :mod:`hunger_rl.envs.hungry.batched`): about as strong as
+    the expert at a fraction of its cost, and the same player that the batched engine fields as
+    a "forecast" opponent."""
+
+    name = "forecast"
+
+    def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
+        num_players = view_of(observation, view).num_players
+        values = forecast_values_of_observations(
+            np.asarray(observation["observation"])[None], num_players)[0]
+        actions = legal_actions(observation)
+        return pick_best(actions, values[actions], rng)
 
 
 class _Outlook:

@@ -3,7 +3,7 @@
 A *simulation* is one playout: deal the cards the searching player has not seen at random,
 consistently with its view (the other hands, the deck and the two removed cards), make one
 candidate play, and play the game to its end with every seat following the forecast policy of
-:mod:`hunger_rl.policies.hungry_playout` (the expert's valuation, approximated so that it
+:mod:`hunger_rl.envs.hungry.batched` (the expert's valuation, approximated so that it
 compiles; from the mover's own hand and the public table only), so that the playouts model
 opponents that play like the expert. (One-step greedy playouts, which repeat the expert's choice
 in about one move in five where the forecast repeats three in four, measured weaker at 4
@@ -55,6 +55,8 @@ from hunger_rl.envs.hungry.batched import (
     SECOND,
     TOTALS,
     _best_total_and_winner,
+    forecast_action,
+    forecast_scratch,
 )
 from hunger_rl.envs.hungry.engine import (
     DECK_SIZE,
@@ -66,7 +68,6 @@ from hunger_rl.envs.hungry.engine import (
 from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.policies.base import Observation, Policy, legal_actions
 from hunger_rl.policies.hungry import ExpertHungryPolicy, _Outlook, view_of
-from hunger_rl.policies.hungry_playout import forecast_action, forecast_scratch
 
 _jit = numba.njit(cache=True, nogil=True)
 

@@ -1,7 +1,8 @@
 """Policy specs: the strings every command accepts to name a policy.
 
-``random``, ``greedy``, ``expert``; for Hungry also ``search`` or ``search:N`` (determinized
-Monte Carlo search with N playouts per move, 200 by default); or the path of a trained checkpoint.
+``random``, ``greedy``, ``expert``; for Hungry also ``forecast`` (the expert's valuation,
+approximated and compiled) and ``search`` or ``search:N`` (determinized Monte Carlo search with N
+playouts per move, 200 by default); or the path of a trained checkpoint.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ def policy_specs(game: str) -> list[str]:
     _check_game(game)
     names = ["random", "greedy", "expert"]
     if game == "hungry":
-        names.append("search")
+        names += ["forecast", "search"]
     return names
 
 
@@ -34,6 +35,10 @@ def make_policy(spec: str, game: str, num_players: int) -> Policy:
         return RandomPolicy()
     if name in ("greedy", "expert") and not argument:
         return _scripted(game, name)
+    if name == "forecast" and game == "hungry" and not argument:
+        from hunger_rl.policies.hungry import ForecastHungryPolicy
+
+        return ForecastHungryPolicy()
     if name == "search" and game == "hungry":
         from hunger_rl.policies.hungry_search import SearchHungryPolicy
 

@@ -4,12 +4,19 @@ import numpy as np
 import pytest
 
 from hunger_rl.envs import hungry_v0
-from hunger_rl.envs.hungry.batched import FIRST, HANDS, ORDER, SECOND, TOTALS
+from hunger_rl.envs.hungry.batched import (
+    FIRST,
+    HANDS,
+    ORDER,
+    SECOND,
+    TOTALS,
+    forecast_action,
+    forecast_scratch,
+)
 from hunger_rl.envs.hungry.engine import DECK_SIZE, NUM_CARD_TYPES, NUM_RESORTS, TOTAL_PLAYS
 from hunger_rl.envs.hungry.view import public_view
 from hunger_rl.policies import hungry_search
 from hunger_rl.policies.hungry import ExpertHungryPolicy, _Outlook
-from hunger_rl.policies.hungry_playout import forecast_action, forecast_scratch
 from hunger_rl.policies.hungry_search import SearchHungryPolicy, load_deals
 
 # Least share of the expert's best plays that the forecast playout policy must repeat over three

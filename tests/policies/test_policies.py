@@ -9,7 +9,7 @@ from hunger_rl.envs.hungry.view import HungryView, public_view
 from hunger_rl.policies.hunger_show import ShowView
 from hunger_rl.policies.registry import make_policy, policy_specs
 
-HUNGRY_SPECS = ["random", "greedy", "expert", "search:8"]
+HUNGRY_SPECS = ["random", "greedy", "expert", "forecast", "search:8"]
 SHOW_SPECS = ["random", "greedy", "expert"]
 
 
@@ -32,7 +32,8 @@ def play_hungry(num_players, specs, seed):
 def test_hungry_policies_play_only_legal_actions(num_players):
     for seed in range(6):
         # Rotate the specs so that every policy meets every other in different seats.
-        play_hungry(num_players, HUNGRY_SPECS[seed % 4 :] + HUNGRY_SPECS[: seed % 4], seed)
+        shift = seed % len(HUNGRY_SPECS)
+        play_hungry(num_players, HUNGRY_SPECS[shift:] + HUNGRY_SPECS[:shift], seed)
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
@@ -154,11 +155,11 @@ def test_view_from_observation_matches_the_env():
 
 
 def test_registry_specs_and_errors(tmp_path):
-    assert policy_specs("hungry") == ["random", "greedy", "expert", "search"]
+    assert policy_specs("hungry") == ["random", "greedy", "expert", "forecast", "search"]
     assert policy_specs("hunger_show") == ["random", "greedy", "expert"]
     assert make_policy("search:50", "hungry", 2).simulations == 50
     assert make_policy("search", "hungry", 2).simulations == 200
-    with pytest.raises(ValueError, match="random, greedy, expert, search:N"):
+    with pytest.raises(ValueError, match="random, greedy, expert, forecast, search:N"):
         make_policy("alphazero", "hungry", 2)
     with pytest.raises(ValueError, match="unknown policy spec 'search:4'.*random, greedy, expert"):
         make_policy("search:4", "hunger_show", 2)
