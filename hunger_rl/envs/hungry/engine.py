@@ -291,9 +291,9 @@ def table_layout(num_players: int) -> TableLayout:
     return TableLayout(*starts, others_unseen)
 
 
-# RESORT_OF_ACTION[a, r] is 1 when action a places a tourist at resort r.
-RESORT_OF_ACTION = np.eye(NUM_RESORTS, dtype=np.int64)[list(ACTION_RESORT)]
 FULL_DECK_ARRAY = np.array(FULL_DECK)
+# Card i of the deal goes to seat i // HAND_SIZE: its row in a flat (seat, card type) count.
+DEAL_ROWS = np.arange(MAX_PLAYERS * HAND_SIZE) // HAND_SIZE * NUM_CARD_TYPES
 
 
 class HungryState:
@@ -357,11 +357,15 @@ class HungryState:
         self.placed[:] = placed
         self.hand_sizes[:] = self.hands.sum(axis=1)
         self.table[self.layout.deck_size] = len(deck)
-        self.unseen[:] = COPIES_PER_TYPE - self.hands - self.played
+        np.subtract(COPIES_PER_TYPE - self.played, self.hands, out=self.unseen)
         if not self.is_over:
             self.to_move[current_player] = 1
-        self.held_masks = np.repeat(self.hands > 0, 2, axis=1).astype(np.int8)
-        self.resort_tourists = (self.placed @ RESORT_OF_ACTION).T.tolist()
+        self.held_masks = (self.hands > 0).astype(np.int8).repeat(2, axis=1)
+        self.resort_tourists = [[0] * num_players for _ in range(NUM_RESORTS)]
+        placed_counts = self.placed.ravel()
+        for position in placed_counts.nonzero()[0].tolist():
+            player, action = divmod(position, NUM_ACTIONS)
+            self.resort_tourists[ACTION_RESORT[action]][player] += placed_counts.item(position)
         self.places = [self._resort_places(r) for r in range(NUM_RESORTS)]
         self._update_scores()
 
@@ -393,18 +397,19 @@ class HungryState:
             raise ValueError(f"first_player {first_player} is not a seat of {num_players} players")
         if deck is None:
             rng = rng if rng is not None else np.random.default_rng()
-            order = rng.permutation(FULL_DECK_ARRAY).tolist()
+            shuffled = rng.permutation(FULL_DECK_ARRAY)
         else:
-            order = validate_deck(deck)
-        removed, rest = order[:REMOVED_CARDS], order[REMOVED_CARDS:]
-        dealt = num_players * HAND_SIZE
-        # Card i of the deal goes to player i // HAND_SIZE: count (player, type) pairs at once.
-        seat_rows = np.arange(dealt) // HAND_SIZE * NUM_CARD_TYPES
-        hands = np.bincount(seat_rows + rest[:dealt], minlength=num_players * NUM_CARD_TYPES)
+            shuffled = np.array(validate_deck(deck))
+        order = shuffled.tolist()
+        dealt_end = REMOVED_CARDS + num_players * HAND_SIZE
+        hands = np.bincount(
+            DEAL_ROWS[: dealt_end - REMOVED_CARDS] + shuffled[REMOVED_CARDS:dealt_end],
+            minlength=num_players * NUM_CARD_TYPES,
+        )
         return cls(
             num_players=num_players,
-            removed=removed,
-            deck=rest[dealt:],
+            removed=order[:REMOVED_CARDS],
+            deck=order[dealt_end:],
             hands=hands.reshape(num_players, NUM_CARD_TYPES),
             placed=np.zeros((num_players, NUM_ACTIONS), dtype=np.int64),
             current_player=first_player,
@@ -491,7 +496,8 @@ class HungryState:
     @property
     def played(self) -> np.ndarray:
         """Cards placed so far per card type, all players."""
-        return self.placed.reshape(self.num_players, NUM_CARD_TYPES, 2).sum(axis=(0, 2))
+        by_action = self.placed.sum(axis=0)
+        return by_action[HOME::2] + by_action[HOTEL::2]
 
     def legal_actions(self, player: int | None = None) -> list[int]:
         """Actions ``player`` (default: the player to move) may take; none when not its turn."""
