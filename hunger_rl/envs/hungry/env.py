@@ -252,7 +252,7 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self.game
         player = self._agent_index[agent]
-        observation = game.table.take(self._observation_indices[player]).astype(np.float32)
+        observation = game.table[self._observation_indices[player]].astype(np.float32)
         return {"observation": observation, "action_mask": game.legal_mask(player)}
 
     # -- rendering ----------------------------------------------------------------------------
