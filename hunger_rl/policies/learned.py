@@ -3,8 +3,9 @@
 A policy file is a ``safetensors`` file: the network's tensors plus, in its header, a JSON
 string of :class:`PolicyMetadata` (game, player count, observation size, network). Loading one
 reads numbers and JSON only, so no code from the file is ever run. The network is sb3-contrib's
-``MaskableActorCriticPolicy`` (an MLP with policy and value heads); as a :class:`Policy` it
-plays the masked argmax of its logits, or samples from them when ``deterministic=False``.
+``MaskableActorCriticPolicy`` (an MLP with policy and value heads), or with ``action_scorer`` its
+:class:`ActionScorerPolicy` form; as a :class:`Policy` it plays the masked argmax of its logits,
+or samples from them when ``deterministic=False``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from gymnasium import spaces
 from safetensors import SafetensorError
 from safetensors.torch import load_file, safe_open, save_file
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import MlpExtractor
 
 from hunger_rl.policies.base import Observation, Policy
 from hunger_rl.training.features import make_encoder
@@ -43,6 +45,8 @@ class PolicyMetadata:
     # True: the network reads ``features.make_encoder``'s derived features; False: the scaled
     # observation only.
     features: bool = False
+    # True: an :class:`ActionScorerPolicy` over the encoder's ``action_features``.
+    action_scorer: bool = False
     steps: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -56,14 +60,106 @@ def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
             f"a {metadata.game} observation for {metadata.num_players} players encodes to "
             f"{encoder.size} numbers, the policy expects {metadata.observation_size}")
     observation_space = spaces.Box(-np.inf, np.inf, (metadata.observation_size,), np.float32)
-    return MaskableActorCriticPolicy(
+    policy_class, extra = policy_class_and_kwargs(metadata.action_scorer, encoder)
+    return policy_class(
         observation_space,
         spaces.Discrete(metadata.num_actions),
         lr_schedule=lambda _: 0.0,
         net_arch=list(metadata.hidden),
         activation_fn=ACTIVATION_FUNCTIONS[metadata.activation],
         ortho_init=False,  # the weights are loaded next; orthogonal init only costs time
+        **extra,
     )
+
+
+def policy_class_and_kwargs(action_scorer: bool, encoder: Any) -> tuple[type, dict[str, Any]]:
+    """The network class for a policy (with or without the action scorer) and the arguments it
+    needs beyond SB3's own."""
+    if not action_scorer:
+        return MaskableActorCriticPolicy, {}
+    if not hasattr(encoder, "action_features"):
+        raise ValueError("an action scorer needs an encoder with per-action features (Hungry "
+                         "with derived features)")
+    block = encoder.action_features
+    return ActionScorerPolicy, {"action_features": (block.start, block.stop),
+                                "action_feature_size": encoder.action_feature_size}
+
+
+class ActionScorerExtractor(torch.nn.Module):
+    """SB3's MLP extractor plus a scorer shared by all actions.
+
+    The scorer reads one action's features (the input block ``action_features``, the first of
+    each action being its prior value) and a small summary of the whole input, and returns a
+    correction to that prior value. The actor latent is the MLP's latent followed by each
+    action's prior value plus correction, so the action head can score every action by its own
+    features: what the scorer learns about one play carries over to every other play.
+    """
+
+    CONTEXT = 16  # size of the state summary each action's score sees
+    HIDDEN = 64
+
+    def __init__(self, features_dim: int, net_arch: list[int], activation_fn: type,
+                 device: Any, action_features: tuple[int, int], action_feature_size: int):
+        super().__init__()
+        self.mlp = MlpExtractor(features_dim, net_arch, activation_fn, device)
+        self.start, self.stop = action_features
+        self.per_action = action_feature_size
+        self.num_actions = (self.stop - self.start) // self.per_action
+        self.context = torch.nn.Linear(self.mlp.latent_dim_pi, self.CONTEXT)
+        self.scorer = torch.nn.Sequential(
+            torch.nn.Linear(self.per_action + self.CONTEXT, self.HIDDEN), activation_fn(),
+            torch.nn.Linear(self.HIDDEN, self.HIDDEN), activation_fn(),
+            torch.nn.Linear(self.HIDDEN, 1))
+        self.latent_dim_pi = self.mlp.latent_dim_pi + self.num_actions
+        self.latent_dim_vf = self.mlp.latent_dim_vf
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        latent = self.mlp.forward_actor(features)
+        actions = features[:, self.start : self.stop].reshape(
+            -1, self.num_actions, self.per_action)
+        context = self.context(latent)[:, None, :].expand(-1, self.num_actions, -1)
+        corrections = self.scorer(torch.cat((actions, context), dim=2))[:, :, 0]
+        return torch.cat((latent, actions[:, :, 0] + corrections), dim=1)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.mlp.forward_critic(features)
+
+
+class ActionScorerPolicy(MaskableActorCriticPolicy):
+    """A masked actor-critic whose logits start as ``PRIOR_WEIGHT`` times each action's prior
+    value (for Hungry, its forecast value), corrected by an :class:`ActionScorerExtractor`
+    whose last layer starts at zero: training begins from a soft player of the prior and learns
+    where to depart from it, instead of rediscovering what the prior already knows."""
+
+    # Logit per unit of the prior value: the forecast's values are encoded in tens of points,
+    # so 40 makes one point worth 4 in logits (a play one point worse is ~50x less likely).
+    PRIOR_WEIGHT = 40.0
+
+    def __init__(self, *args: Any, action_features: tuple[int, int], action_feature_size: int,
+                 **kwargs: Any):
+        self.action_features = tuple(action_features)
+        self.action_feature_size = action_feature_size
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = ActionScorerExtractor(
+            self.features_dim, self.net_arch, self.activation_fn, self.device,
+            self.action_features, self.action_feature_size)
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        hidden = self.mlp_extractor.mlp.latent_dim_pi
+        size = self.mlp_extractor.num_actions
+        if size != self.action_net.out_features:
+            raise ValueError(f"features of {size} actions for {self.action_net.out_features}")
+        with torch.no_grad():
+            self.action_net.weight[:, hidden:] = self.PRIOR_WEIGHT * torch.eye(size)
+            last = self.mlp_extractor.scorer[-1]
+            last.weight.zero_()
+            last.bias.zero_()
 
 
 class LearnedPolicy(Policy):

@@ -20,7 +20,7 @@ A config file is a mapping with the sections below; every key is optional except
       batched: false            # Hungry: all games in one compiled batch (see below)
     ppo: {learning_rate: 3.0e-4, n_steps: 256, batch_size: 512, n_epochs: 4, gamma: 1.0,
           gae_lambda: 0.95, clip_range: 0.2, ent_coef: 0.01, vf_coef: 0.5, max_grad_norm: 0.5}
-    network: {hidden: [256, 256], activation: tanh}
+    network: {hidden: [256, 256], activation: tanh, action_scorer: false}
     opponents:
       weights: {self: 0.4, random: 0.1, greedy: 0.2, expert: 0.3}
       snapshot_every: 10        # PPO updates between frozen snapshots of the learner
@@ -42,9 +42,15 @@ A config file is a mapping with the sections below; every key is optional except
 
 ``env.batched: true`` (Hungry only) steps the ``env.n_envs`` games together on the compiled
 batched engine (``BatchedHungryVecEnv``), many times faster per step than one Python game per
-env. Its opponents are compiled as well, so ``opponents.weights`` may name only ``random`` and
-``greedy`` (not ``self``, ``expert``, ``search:N`` or a policy file); the games are split between
-the two in proportion to the weights, and each game keeps its opponent for the whole run.
+env. Its opponents are compiled as well, so ``opponents.weights`` may name only ``random``,
+``greedy`` and ``forecast`` (not ``self``, ``expert``, ``search:N`` or a policy file); the games
+are split between them in proportion to the weights, and each game keeps its opponent for the
+whole run.
+
+``network.action_scorer: true`` (Hungry only, sb3 backend) scores each action with one small
+network shared by all actions, from that action's forecast features (the expert's valuation,
+compiled), starting from the forecast's own value (``policies.learned.ActionScorerPolicy``):
+training begins from a soft forecast player and learns where to depart from it.
 """
 
 from __future__ import annotations
@@ -64,7 +70,7 @@ from hunger_rl.envs import GAMES
 
 SELF_PLAY = "self"
 # The opponents the batched engine plays itself (hunger_rl.envs.hungry.batched.POLICY_KINDS).
-BATCHED_OPPONENTS = ("random", "greedy")
+BATCHED_OPPONENTS = ("random", "greedy", "forecast")
 VEC_ENV_KINDS = ("dummy", "subprocess")
 BACKENDS = ("sb3", "rllib")
 ACTIVATIONS = ("tanh", "relu")
@@ -113,6 +119,7 @@ class NetworkConfig:
         lambda v: len(v) > 0 and all(h > 0 for h in v), "a non-empty list of positive integers"))
     activation: str = field(default="tanh", metadata=_rule(
         lambda v: v in ACTIVATIONS, f"one of {list(ACTIVATIONS)}"))
+    action_scorer: bool = False
 
 
 @dataclass(frozen=True)
@@ -293,6 +300,8 @@ def _check_consistency(config: TrainConfig) -> None:
                 make_policy(spec, config.game, config.num_players)
             except (OSError, ValueError) as error:
                 raise ValueError(f"{section}: unknown opponent {spec!r}: {error}") from error
+    if config.network.action_scorer and (config.game != "hungry" or config.backend != "sb3"):
+        raise ValueError("network.action_scorer applies to hungry with the sb3 backend only")
     if config.backend == "rllib":
         if config.rllib.minibatch_size > config.rllib.train_batch_size:
             raise ValueError(

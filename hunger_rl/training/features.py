@@ -5,10 +5,14 @@ the inputs it was trained on.
 
 - Hungry: the observation divided by its bounds (counts become 0-1), then features that an MLP
   would otherwise have to learn to add up from the per-action counts: every seat's tourists
-  per resort, the own hand's and the unseen cards fitting each resort, and for each action
-  the change of the public score margin (own total minus the best other) that playing it
-  would make right now. All of it is computed from the observation alone, i.e. from public
-  information and the own hand (H5).
+  per resort, the own hand's and the unseen cards fitting each resort, for each action the
+  change of the public score margin (own total minus the best other) that playing it would
+  make right now, and the forecast (the expert's valuation, compiled, see
+  ``envs.hungry.batched``): for each action, its value minus the best legal play's, then its
+  ``FORECAST_DETAILS`` (zeros where the action is not legal; ``HungryEncoder.action_features``
+  is this block, action by action, ``action_feature_size`` numbers each), and the best value
+  itself, the expected final margin. All of it is computed from the observation alone, i.e.
+  from public information and the own hand (H5).
 - HUNGER: The Show: the observation divided by 10 (its counts, days and piles stay well under
   30; its Box bound of 1000 is no guide), nothing derived yet.
 """
@@ -21,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from hunger_rl.envs import load_game
+from hunger_rl.envs.hungry.batched import FORECAST_DETAILS, forecast_values_of_observations
 from hunger_rl.envs.hungry.engine import (
     ACTION_RESORT,
     HOTEL_POINTS,
@@ -69,7 +74,11 @@ class HungryEncoder:
         self._unseen = layout["unseen"]
         self._own_tourist = np.zeros((num_players, NUM_RESORTS), dtype=np.int64)
         self._own_tourist[0] = 1  # one more tourist of the observer (seat 0) at every resort
-        self.size = self._scale.size + NUM_RESORTS * (num_players + 2) + NUM_ACTIONS
+        forecast_start = self._scale.size + NUM_RESORTS * (num_players + 2) + NUM_ACTIONS
+        self.action_feature_size = 1 + len(FORECAST_DETAILS)
+        self.action_features = slice(
+            forecast_start, forecast_start + NUM_ACTIONS * self.action_feature_size)
+        self.size = self.action_features.stop + 1
 
     def __call__(self, observation: np.ndarray) -> np.ndarray:
         return self.batch(np.asarray(observation)[None])[0]
@@ -88,16 +97,25 @@ class HungryEncoder:
         after_first = np.where(replaced, plus_first[:, None, :], first[:, None, :])
         after_second = np.where(replaced, plus_second[:, None, :], second[:, None, :])
         gains = _margins(after_first, after_second, n) - margin_now[:, None]  # (B, resorts)
+        values, details = forecast_values_of_observations(observations, n, details=True)
+        legal = np.isfinite(values)
+        best = np.where(legal.any(axis=1), values.max(axis=1, initial=-np.inf), 0.0)
+        per_action = np.concatenate(
+            (np.where(legal, values - best[:, None], 0.0)[:, :, None] / HUNGRY_FEATURE_SCALE,
+             details / DETAIL_SCALE), axis=2)
         derived = np.concatenate((
             counts.reshape(b, -1),
             observations[:, self._hand].astype(np.int64) @ RESORT_CARDS.T,
             observations[:, self._unseen].astype(np.int64) @ RESORT_CARDS.T,
             gains[:, _ACTION_RESORT]), axis=1)
-        return np.concatenate((observations / self._scale, derived / HUNGRY_FEATURE_SCALE),
+        return np.concatenate((observations / self._scale, derived / HUNGRY_FEATURE_SCALE,
+                               per_action.reshape(b, -1), best[:, None] / HUNGRY_FEATURE_SCALE),
                               axis=1).astype(np.float32)
 
 
 _ACTION_RESORT = np.array(ACTION_RESORT)
+# Divisors of the FORECAST_DETAILS: points in tens, chances and flags as they are.
+DETAIL_SCALE = np.array([HUNGRY_FEATURE_SCALE] * 2 + [1.0] * 5 + [HUNGRY_FEATURE_SCALE, 1.0])
 # ACTION_TO_RESORT[a, r] = 1 when action a places its tourist at resort r.
 ACTION_TO_RESORT = np.zeros((NUM_ACTIONS, NUM_RESORTS), dtype=np.int64)
 ACTION_TO_RESORT[np.arange(NUM_ACTIONS), _ACTION_RESORT] = 1

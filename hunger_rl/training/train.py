@@ -38,6 +38,7 @@ from hunger_rl.policies.learned import (
     POLICY_FILE,
     PolicyMetadata,
     network_weights,
+    policy_class_and_kwargs,
     save_policy,
 )
 from hunger_rl.training.batched_vec_env import make_batched_vec_env
@@ -70,11 +71,15 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     # env.batched, the compiled opponents of the batched engine).
     vec_env = make_vec_env(config)
     metadata = policy_metadata(config, vec_env.observation_space, vec_env.action_space)
+    policy_class, policy_kwargs = policy_class_and_kwargs(
+        config.network.action_scorer,
+        make_encoder(config.game, config.num_players, config.game_options))
     model = MaskablePPO(
-        "MlpPolicy", vec_env, seed=config.seed, verbose=0,
+        policy_class, vec_env, seed=config.seed, verbose=0,
         tensorboard_log=str(out / "tensorboard"),
         policy_kwargs={"net_arch": list(config.network.hidden),
-                       "activation_fn": ACTIVATION_FUNCTIONS[config.network.activation]},
+                       "activation_fn": ACTIVATION_FUNCTIONS[config.network.activation],
+                       **policy_kwargs},
         **asdict(config.ppo))
 
     # 2. Start fresh (the initial network is the first snapshot) or restore a checkpoint.
@@ -176,7 +181,8 @@ def policy_metadata(config: TrainConfig, observation_space: spaces.Box,
         config.game, config.num_players, observation_size=int(observation_space.shape[0]),
         num_actions=int(action_space.n), hidden=list(config.network.hidden),
         activation=config.network.activation, game_options=dict(config.game_options),
-        features=True, extra={"config": config.to_dict()})
+        features=True, action_scorer=config.network.action_scorer,
+        extra={"config": config.to_dict()})
 
 
 def _with_steps(metadata: PolicyMetadata, steps: int) -> PolicyMetadata:

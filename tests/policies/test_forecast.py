@@ -25,7 +25,7 @@ def test_values_from_observations_match_the_engine_rows(num_players):
     for _ in range(60):  # past the end of the first games: auto-reset deals are covered too
         from_observations = forecast_values_of_observations(out.observations, num_players)
         for b in range(32):
-            forecast_values(batch.games, b, num_players, scratch, values)
+            forecast_values(batch.games, b, num_players, scratch, values, scratch[5])
             np.testing.assert_allclose(from_observations[b], values)
             legal = out.action_masks[b].astype(bool)
             assert np.isfinite(values[legal]).all() and np.isneginf(values[~legal]).all()

@@ -5,9 +5,15 @@ import json
 import numpy as np
 import pytest
 
-from hunger_rl.envs.hungry.batched import BatchedHungry, BatchedPolicy
+from hunger_rl.envs.hungry.batched import (
+    FORECAST_DETAILS,
+    BatchedHungry,
+    BatchedPolicy,
+    forecast_values_of_observations,
+)
 from hunger_rl.envs.hungry.engine import (
     ACTION_RESORT,
+    NUM_ACTIONS,
     NUM_RESORTS,
     resort_places,
     totals_from_places,
@@ -21,7 +27,12 @@ from hunger_rl.training.batched_vec_env import (
     split_games,
 )
 from hunger_rl.training.config import config_from_dict
-from hunger_rl.training.features import HUNGRY_FEATURE_SCALE, make_encoder, observation_scale
+from hunger_rl.training.features import (
+    DETAIL_SCALE,
+    HUNGRY_FEATURE_SCALE,
+    make_encoder,
+    observation_scale,
+)
 from hunger_rl.training.train import train
 
 
@@ -44,8 +55,16 @@ def reference_encoding(observation, num_players, tied_second):
     action_gains = [gains[resort] for resort in ACTION_RESORT]
     derived = np.concatenate((view.resort_counts.ravel(), RESORT_CARDS @ view.hand,
                               RESORT_CARDS @ view.unseen, action_gains))
+    values, details = forecast_values_of_observations(observation[None], num_players, True)
+    legal = np.flatnonzero(np.isfinite(values[0]))
+    best = values[0, legal].max() if legal.size else 0.0
+    per_action = np.zeros((NUM_ACTIONS, 1 + len(FORECAST_DETAILS)))
+    for action in legal:
+        per_action[action, 0] = (values[0, action] - best) / HUNGRY_FEATURE_SCALE
+        per_action[action, 1:] = details[0, action] / DETAIL_SCALE
     scale = observation_scale("hungry", num_players)
-    return np.concatenate((observation / scale, derived / HUNGRY_FEATURE_SCALE)).astype(np.float32)
+    return np.concatenate((observation / scale, derived / HUNGRY_FEATURE_SCALE,
+                           per_action.ravel(), [best / HUNGRY_FEATURE_SCALE])).astype(np.float32)
 
 
 def observations_of_games(num_players, tied_second, games=64, seed=0):

@@ -677,6 +677,20 @@ def _add_bonus(home_firsts, num_players, points, no_home, one_home):
 # plays the card to its other resort.
 _STANDING, _PLAYED_HERE, _PLAYED_ELSEWHERE = 0, 1, 2
 _SHIFTS = (0, 1, -1)
+# What :func:`forecast_values` reports per play besides its value, when asked: the parts the
+# value is made of, from the mover's side ("here": the play's resort; "elsewhere": the card's
+# other resort, which loses it as an option).
+FORECAST_DETAILS = (
+    "own points after",  # the mover's expected points (with the bonus) after the play
+    "best other points after",  # the best other seat's
+    "own first here after",  # the mover's chance of first place here after the play
+    "own first here before",
+    "best other first here after",
+    "own second here after",
+    "own first elsewhere change",  # its chance of first place elsewhere, after minus before
+    "first-place points here",  # the resort's worth: stars of a home, 5 for a hotel
+    "home here",  # 1 for a holiday home (the bonus and the tie-break count homes), 0 for a hotel
+)
 
 
 @_jit
@@ -689,14 +703,17 @@ def forecast_scratch():
         np.empty((3, NUM_RESORTS, 2, MAX_PLAYERS)),  # places (below)
         np.empty((5 + NUM_STARS, MAX_PLAYERS)),  # per seat: chances, points, bonus; homes' firsts
         np.empty(NUM_ACTIONS),  # each play's value
+        np.empty((0, len(FORECAST_DETAILS))),  # no details
     )
 
 
 @_jit
-def forecast_values(g, b, num_players, scratch, values):
+def forecast_values(g, b, num_players, scratch, values, details):
     """``values[a]``: the forecast value (section docstring) of each legal play a of the mover
-    in game b; ``-inf`` where a is not legal. ``scratch``: from :func:`forecast_scratch`."""
-    fits, work, places, seats, _ = scratch
+    in game b; ``-inf`` where a is not legal. ``details[a]``: the ``FORECAST_DETAILS`` of each
+    legal play (zero where not legal), or nothing when ``details`` has no rows.
+    ``scratch``: from :func:`forecast_scratch`."""
+    fits, work, places, seats = scratch[:4]
     unseen_fit = fits[0]
     own_fit = fits[1]
     chances = seats[0]
@@ -749,6 +766,9 @@ def forecast_values(g, b, num_players, scratch, values):
     for r in range(NUM_RESORTS):
         for s in range(num_players):
             standing[s] += _forecast_resort_points(places[_STANDING, r], r, s)
+    with_details = details.shape[0] > 0
+    if with_details:
+        details[:] = 0.0
     for action in range(NUM_ACTIONS):
         if g[b, hand + (action >> 1)] == 0:
             values[action] = -np.inf
@@ -773,17 +793,36 @@ def forecast_values(g, b, num_players, scratch, values):
                 home_firsts[home, s] = places[variant, home, 0, s]
         _add_bonus(home_firsts, num_players, points, no_home, one_home)
         others = 0.0
+        best_other = -np.inf
         for s in range(num_players):
             if s != mover:
                 others += points[s]
+                best_other = max(best_other, points[s])
         values[action] = points[mover] - others / (num_players - 1)
+        if with_details:
+            played = places[_PLAYED_HERE, here]
+            best_other_first = 0.0
+            for s in range(num_players):
+                if s != mover:
+                    best_other_first = max(best_other_first, played[0, s])
+            row = details[action]
+            row[0] = points[mover]
+            row[1] = best_other
+            row[2] = played[0, mover]
+            row[3] = places[_STANDING, here, 0, mover]
+            row[4] = best_other_first
+            row[5] = played[1, mover]
+            row[6] = (places[_PLAYED_ELSEWHERE, elsewhere, 0, mover]
+                      - places[_STANDING, elsewhere, 0, mover])
+            row[7] = FIRST_POINTS[here]
+            row[8] = here < NUM_STARS
 
 
 @_jit
 def forecast_action(g, b, num_players, rng_state, scratch):
     """The mover's play of best forecast value in game b; ties at random."""
     values = scratch[4]
-    forecast_values(g, b, num_players, scratch, values)
+    forecast_values(g, b, num_players, scratch, values, scratch[5])
     best_value = -np.inf
     best_action = -1
     ties = 0
@@ -813,9 +852,12 @@ def _forecast_resort_points(chances, resort, seat):
 
 
 @_jit
-def _forecast_values_of_observations(observations, num_players, placed_start, sizes_start, out):
-    """Row i of ``out``: :func:`forecast_values` for the observer of ``observations[i]``, from a
-    game row rebuilt out of what the observation shows (seat 0 is the observer)."""
+def _forecast_values_of_observations(
+    observations, num_players, placed_start, sizes_start, out, details
+):
+    """Row i of ``out`` (and of ``details``, if it has rows): :func:`forecast_values` for the
+    observer of ``observations[i]``, from a game row rebuilt out of what the observation shows
+    (seat 0 is the observer)."""
     row = np.zeros((1, ROW_SIZE), np.int8)
     scratch = forecast_scratch()
     for i in range(observations.shape[0]):
@@ -832,19 +874,23 @@ def _forecast_values_of_observations(observations, num_players, placed_start, si
             row[0, HANDS + t] = np.int64(obs[t])
         row[0, HAND_SIZES] = np.int64(obs[sizes_start])
         row[0, NUM_PLAYS] = plays
-        forecast_values(row, 0, num_players, scratch, out[i])
+        forecast_values(row, 0, num_players, scratch, out[i],
+                        details[i] if details.shape[0] else scratch[5])
 
 
-def forecast_values_of_observations(observations: np.ndarray, num_players: int) -> np.ndarray:
+def forecast_values_of_observations(observations: np.ndarray, num_players: int,
+                                    details: bool = False):
     """(B, 50) forecast values of each observer's legal plays (``-inf`` where not legal), from
-    a batch of ``hungry_v0`` observation vectors: public information and the observer's hand."""
+    a batch of ``hungry_v0`` observation vectors: public information and the observer's hand.
+    With ``details``, also their (B, 50, len(FORECAST_DETAILS)) parts, as a second result."""
     observations = np.ascontiguousarray(observations, dtype=np.float32)
     layout = observation_layout(num_players)
-    out = np.empty((observations.shape[0], NUM_ACTIONS))
-    _forecast_values_of_observations(
-        observations, num_players, layout["placed"].start, layout["hand_sizes"].start, out
-    )
-    return out
+    b = observations.shape[0]
+    out = np.empty((b, NUM_ACTIONS))
+    parts = np.empty((b if details else 0, NUM_ACTIONS, len(FORECAST_DETAILS)))
+    _forecast_values_of_observations(observations, num_players, layout["placed"].start,
+                                     layout["hand_sizes"].start, out, parts)
+    return (out, parts) if details else out
 
 
 @_jit
