@@ -12,6 +12,7 @@ from hunger_rl.envs.hungry.engine import (
     NUM_CARD_TYPES,
     NUM_RESORTS,
     TOTAL_PLAYS,
+    HungryState,
     card_stars,
     encode_action,
     score_resorts,
@@ -97,3 +98,59 @@ def test_scripted_game_reaches_the_hand_checked_score():
     }
     assert env.infos["player_0"]["winners"] == ["player_0"]
     assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
+
+
+def observation_from_parts(game, observer):
+    """An observation rebuilt from the state's own arrays and its score, slice by slice."""
+    num_players = game.num_players
+    seats = [(observer + k) % num_players for k in range(num_players)]
+    hand = game.hands[observer]
+    to_move = np.zeros(num_players)
+    if not game.is_over:
+        to_move[(game.current_player - observer) % num_players] = 1
+    return np.concatenate(
+        (
+            hand,
+            game.placed[seats].ravel(),
+            game.hands.sum(axis=1)[seats],
+            [len(game.deck)],
+            2 - hand - game.played,
+            np.array(game.score().totals)[seats],
+            to_move,
+        )
+    ).astype(np.float32)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("tied_second", ["next", "void"])
+def test_counts_kept_up_to_date_match_a_rebuilt_state(num_players, tied_second):
+    """After every play, the counts apply_action keeps up to date (hand sizes, deck size, unseen
+    cards, scores, seat to move, masks, resort counts and places) equal those of a state rebuilt
+    from its dict, and every seat's observation equals one assembled from the state's parts."""
+    env = hungry_v0.raw_env(num_players=num_players, tied_second=tied_second)
+    rng = np.random.default_rng(num_players)
+    for game_index in range(40):
+        env.reset(seed=game_index)
+        game = env.game
+        while True:
+            rebuilt = HungryState.from_dict(game.to_dict())
+            np.testing.assert_array_equal(game.table, rebuilt.table)
+            np.testing.assert_array_equal(game.held_masks, rebuilt.held_masks)
+            assert game.resort_tourists == rebuilt.resort_tourists
+            assert game.places == rebuilt.places
+            for observer, agent in enumerate(env.possible_agents):
+                observed = env.observe(agent)["observation"]
+                np.testing.assert_array_equal(observed, observation_from_parts(game, observer))
+            if game.is_over:
+                break
+            env.step(int(rng.choice(game.legal_actions())))
+
+
+def test_clones_keep_their_own_counts():
+    game = HungryState.new_game(3, np.random.default_rng(5))
+    clone = game.clone()
+    before = game.table.copy()
+    clone.apply_action(clone.legal_actions()[0])
+    np.testing.assert_array_equal(game.table, before)
+    assert clone.hands.base is clone.table and clone.unseen.base is clone.table
+    np.testing.assert_array_equal(clone.table, HungryState.from_dict(clone.to_dict()).table)
