@@ -276,7 +276,7 @@ def table_layout(num_players: int) -> TableLayout:
     starts = [0]
     for size in sizes:
         starts.append(starts[-1] + size)
-    unseen = starts[4]
+    hands, placed, hand_sizes, deck_size, unseen, scores, to_move, total = starts
     others_unseen = tuple(
         tuple(
             tuple(
@@ -288,7 +288,9 @@ def table_layout(num_players: int) -> TableLayout:
         )
         for player in range(num_players)
     )
-    return TableLayout(*starts, others_unseen)
+    return TableLayout(
+        hands, placed, hand_sizes, deck_size, unseen, scores, to_move, total, others_unseen
+    )
 
 
 FULL_DECK_ARRAY = np.array(FULL_DECK)
@@ -497,6 +499,7 @@ class HungryState:
     def played(self) -> np.ndarray:
         """Cards placed so far per card type, all players."""
         by_action = self.placed.sum(axis=0)
+        # Actions alternate destinations: a card type's two actions are adjacent.
         return by_action[HOME::2] + by_action[HOTEL::2]
 
     def legal_actions(self, player: int | None = None) -> list[int]:

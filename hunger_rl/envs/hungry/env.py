@@ -64,7 +64,8 @@ def observation_layout(num_players: int) -> OrderedDict[str, slice]:
 def observation_index(num_players: int, observer: int) -> np.ndarray:
     """Where each entry of ``observer``'s observation lies in ``HungryState.table``.
 
-    In ``observation_layout`` order, so that one ``take`` gathers a whole observation.
+    In ``observation_layout`` order, so that indexing the table with it gathers a whole
+    observation at once.
     """
     at = table_layout(num_players)
     # Seat order seen by the observer: itself first, then the players after it.
