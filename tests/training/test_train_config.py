@@ -14,7 +14,7 @@ MINIMAL = {"game": "hungry", "num_players": 2}
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
 def test_shipped_configs_are_valid(path):
     config = load_config(path)
-    # A variant adds a prefix or suffix: rllib_hungry_2p, hungry_2p_batched.
+    # A variant adds a prefix or suffix: rllib_hungry_2p, hungry_2p_reference.
     assert f"{config.game}_{config.num_players}p" in path.stem
 
 
