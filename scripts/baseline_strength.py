@@ -13,8 +13,10 @@ from hunger_rl.training.evaluation import evaluate
 MATCHES = [
     ("hungry", 2, ["greedy", "random"]),
     ("hungry", 2, ["expert", "greedy"]),
+    ("hungry", 2, ["forecast", "expert"]),
     ("hungry", 4, ["greedy", "random"]),
     ("hungry", 4, ["expert", "greedy"]),
+    ("hungry", 4, ["forecast", "expert"]),
     ("hunger_show", 2, ["greedy", "random"]),
     ("hunger_show", 2, ["expert", "greedy"]),
     ("hunger_show", 4, ["greedy", "random"]),

@@ -31,6 +31,13 @@ A config file is a mapping with the sections below; every key is optional except
       opponents: [random, greedy, expert]
       final_games: 2000
       workers: 1
+    distill:                    # Hungry: warm start by imitating a teacher before PPO
+      teacher: null             # a policy spec, e.g. search:16; null: no warm start
+      positions: 40000          # positions labelled by the teacher (forecast players' games)
+      epochs: 8
+      batch_size: 256
+      learning_rate: 1.0e-3
+      workers: 2                # labelling processes
     checkpoint_every_steps: 100000
     backend: sb3                # sb3 (this machine) | rllib (Ray RLlib, one machine or a cluster)
     rllib:                      # read only by the rllib backend, which ignores env, ppo.n_steps,
@@ -147,6 +154,20 @@ class EvaluationConfig:
 
 
 @dataclass(frozen=True)
+class DistillConfig:
+    """Warm start (Hungry, sb3 backend): before PPO, fit the network to ``teacher``'s choices in
+    ``positions`` positions of forecast players' games (``training.distill``); no teacher, no
+    warm start."""
+
+    teacher: str | None = None
+    positions: int = field(default=40_000, metadata=POSITIVE)
+    epochs: int = field(default=8, metadata=POSITIVE)
+    batch_size: int = field(default=256, metadata=POSITIVE)
+    learning_rate: float = field(default=1e-3, metadata=POSITIVE)
+    workers: int = field(default=2, metadata=POSITIVE)
+
+
+@dataclass(frozen=True)
 class RLlibConfig:
     num_env_runners: int = field(default=2, metadata=NON_NEGATIVE)
     address: str | None = None
@@ -170,6 +191,7 @@ class TrainConfig:
     network: NetworkConfig = field(default_factory=NetworkConfig)
     opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
     evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
+    distill: DistillConfig = field(default_factory=DistillConfig)
     backend: str = field(default="sb3", metadata=_rule(
         lambda v: v in BACKENDS, f"one of {list(BACKENDS)}"))
     rllib: RLlibConfig = field(default_factory=RLlibConfig)
@@ -302,6 +324,13 @@ def _check_consistency(config: TrainConfig) -> None:
                 raise ValueError(f"{section}: unknown opponent {spec!r}: {error}") from error
     if config.network.action_scorer and (config.game != "hungry" or config.backend != "sb3"):
         raise ValueError("network.action_scorer applies to hungry with the sb3 backend only")
+    if config.distill.teacher is not None:
+        if config.game != "hungry" or config.backend != "sb3":
+            raise ValueError("distill applies to hungry with the sb3 backend only")
+        try:
+            make_policy(config.distill.teacher, config.game, config.num_players)
+        except (OSError, ValueError) as error:
+            raise ValueError(f"distill.teacher: {error}") from error
     if config.backend == "rllib":
         if config.rllib.minibatch_size > config.rllib.train_batch_size:
             raise ValueError(

@@ -72,14 +72,14 @@ def play_games(
                 bar.update(len(task[2]))
         else:
             context = multiprocessing.get_context("spawn")
-            with context.Pool(min(workers, len(tasks)), initializer=_init_worker) as pool:
+            with context.Pool(min(workers, len(tasks)), initializer=init_worker) as pool:
                 for chunk in pool.imap(_play_chunk, tasks):
                     records.extend(chunk)
                     bar.update(len(chunk))
     return records
 
 
-def _init_worker() -> None:
+def init_worker() -> None:
     # Several workers each running torch's default thread pool would oversubscribe the CPUs.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     if "torch" in sys.modules:
@@ -90,7 +90,8 @@ def _init_worker() -> None:
 _POLICY_CACHE: dict[tuple, Policy] = {}
 
 
-def _policy(game: str, num_players: int, spec: str, seat: int) -> Policy:
+def cached_policy(game: str, num_players: int, spec: str, seat: int) -> Policy:
+    """The policy ``spec`` for one seat, built once per process and reused across games."""
     key = (game, num_players, spec, seat)
     if key not in _POLICY_CACHE:
         _POLICY_CACHE[key] = make_policy(spec, game, num_players)
@@ -108,7 +109,7 @@ def _play_chunk(task) -> list[GameRecord]:
         env_seed = int(sequence.generate_state(1)[0])
         rngs = [np.random.default_rng(s) for s in sequence.spawn(num_players)]
         # One policy object per seat, so that a policy's memory of the game is its own.
-        policies = [_policy(game, num_players, spec, seat) for seat, spec in enumerate(seats)]
+        policies = [cached_policy(game, num_players, spec, seat) for seat, spec in enumerate(seats)]
         for policy in policies:
             policy.reset()
         shares, scores = play(num_players, policies, rngs, env_seed, env_kwargs)

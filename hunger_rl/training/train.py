@@ -44,6 +44,7 @@ from hunger_rl.policies.learned import (
 from hunger_rl.training.batched_vec_env import make_batched_vec_env
 from hunger_rl.training.checkpoint import TrainingState, load_checkpoint, save_checkpoint
 from hunger_rl.training.config import TrainConfig
+from hunger_rl.training.distill import fit_to_teacher, game_positions, label_positions
 from hunger_rl.training.evaluation import evaluate
 from hunger_rl.training.features import make_encoder
 from hunger_rl.training.selfplay import OpponentPool
@@ -82,8 +83,11 @@ def train(config: TrainConfig, resume: str | Path | None = None,
                        **policy_kwargs},
         **asdict(config.ppo))
 
-    # 2. Start fresh (the initial network is the first snapshot) or restore a checkpoint.
+    # 2. Start fresh (after the warm start, if any, the network is the first snapshot) or
+    # restore a checkpoint.
     if resume is None:
+        if config.distill.teacher is not None:
+            warm_start(config, model.policy, out, progress)
         state = TrainingState(snapshots=[network_weights(model.policy)])
     else:
         state = load_checkpoint(resume, model.policy, model.policy.optimizer, metadata)
@@ -135,6 +139,24 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     write_learning_curve(state.history + [{"steps": state.steps, **row} for row in table], out)
     print(format_table(table, config, state.steps, train_seconds))
     return table
+
+
+def warm_start(config: TrainConfig, policy: Any, out: Path, progress: bool) -> None:
+    """Fit the fresh network to ``distill.teacher`` (``training.distill``); report to
+    ``out/distill.json``."""
+    settings = config.distill
+    observations, masks = game_positions(config.num_players, settings.positions, config.seed,
+                                         config.game_options)
+    labels = label_positions(settings.teacher, config.num_players, observations, masks,
+                             config.seed, settings.workers, progress)
+    encoder = make_encoder(config.game, config.num_players, config.game_options)
+    result = fit_to_teacher(policy, encoder.batch(observations), masks, labels, settings.epochs,
+                            settings.batch_size, settings.learning_rate, config.seed, progress)
+    (out / "distill.json").write_text(json.dumps({"teacher": settings.teacher,
+                                                  **asdict(result)}, indent=1))
+    print(f"warm start: the network picks {settings.teacher}'s play in "
+          f"{result.agreement_before:.1%} of {result.positions} positions before fitting, "
+          f"{result.agreement_after:.1%} after")
 
 
 # -- environments -----------------------------------------------------------------------------
