@@ -14,7 +14,6 @@ its own random stream, so the labels do not depend on the number of workers.
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
 from dataclasses import dataclass
 
@@ -24,7 +23,7 @@ from tqdm import tqdm
 
 from hunger_rl.envs.hungry.batched import BatchedHungry, BatchedPolicy
 from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
-from hunger_rl.training.matches import cached_policy, init_worker
+from hunger_rl.training.matches import cached_policy, map_chunks
 
 # Positions per labelling task: large enough to amortise the hand-off, small enough to keep the
 # progress bar moving.
@@ -62,20 +61,10 @@ def label_positions(teacher: str, num_players: int, observations: np.ndarray,
     tasks = [(teacher, num_players, observations[start : start + CHUNK_SIZE],
               masks[start : start + CHUNK_SIZE], seed, start // CHUNK_SIZE)
              for start in range(0, len(observations), CHUNK_SIZE)]
-    labels: list[np.ndarray] = []
     bar = tqdm(total=len(observations), desc=f"label with {teacher}", disable=not progress,
                file=sys.stderr, dynamic_ncols=True)
     with bar:
-        if workers == 1 or len(tasks) == 1:
-            for task in tasks:
-                labels.append(_label_chunk(task))
-                bar.update(len(labels[-1]))
-        else:
-            context = multiprocessing.get_context("spawn")
-            with context.Pool(min(workers, len(tasks)), initializer=init_worker) as pool:
-                for chunk in pool.imap(_label_chunk, tasks):
-                    labels.append(chunk)
-                    bar.update(len(chunk))
+        labels = list(map_chunks(_label_chunk, tasks, workers, bar))
     return np.concatenate(labels)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,20 +63,26 @@ def play_games(
         (game, num_players, indexed[start : start + CHUNK_SIZE], seed, dict(env_kwargs or {}))
         for start in range(0, len(indexed), CHUNK_SIZE)
     ]
-    records: list[GameRecord] = []
     bar = tqdm(total=len(schedule), desc=description, disable=not progress, file=sys.stderr)
     with bar:
-        if workers == 1 or len(tasks) == 1:
-            for task in tasks:
-                records.extend(_play_chunk(task))
-                bar.update(len(task[2]))
-        else:
-            context = multiprocessing.get_context("spawn")
-            with context.Pool(min(workers, len(tasks)), initializer=init_worker) as pool:
-                for chunk in pool.imap(_play_chunk, tasks):
-                    records.extend(chunk)
-                    bar.update(len(chunk))
-    return records
+        return [record for chunk in map_chunks(_play_chunk, tasks, workers, bar)
+                for record in chunk]
+
+
+def map_chunks(function, tasks: list, workers: int, bar: tqdm) -> Iterator:
+    """``function(task)`` for every task, in order, in this process or in ``workers`` spawned
+    processes; each result (a chunk of items) advances ``bar`` by its length."""
+    if workers == 1 or len(tasks) <= 1:
+        results = map(function, tasks)
+        for chunk in results:
+            bar.update(len(chunk))
+            yield chunk
+        return
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(min(workers, len(tasks)), initializer=init_worker) as pool:
+        for chunk in pool.imap(function, tasks):
+            bar.update(len(chunk))
+            yield chunk
 
 
 def init_worker() -> None:
