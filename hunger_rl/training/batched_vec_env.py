@@ -1,7 +1,7 @@
 """An SB3 ``VecEnv`` of B Hungry games on the batched engine: one learning seat per game.
 
 - ``num_envs`` = B games; each step the learner of every game plays its action, then the other
-  seats are played inside the batch by a compiled opponent ("random" or "greedy", see
+  seats are played inside the batch by a compiled opponent ("random", "greedy" or "forecast", see
   :class:`~hunger_rl.envs.hungry.batched.BatchedPolicy`) until the learner is to move again.
 - Observation: the learner's flat ``hungry_v0`` observation vector (float32 Box with
   ``hungry_v0``'s bounds), or ``encode(observations) -> array`` applied to the whole batch when
@@ -18,9 +18,8 @@
 - Seeds: game i is first dealt as ``hungry_v0`` after ``reset(seed=s_i)`` with
   ``s = SeedSequence(seed)``; later games follow the batched engine's per-slot stream.
 
-:func:`make_batched_vec_env` mixes opponents: it splits the games between "random" and
-"greedy" in proportion to weights and joins one such VecEnv per opponent in a
-:class:`JoinedVecEnv`.
+:func:`make_batched_vec_env` mixes opponents: it splits the games between the opponent kinds
+in proportion to weights and joins one such VecEnv per opponent in a :class:`JoinedVecEnv`.
 """
 
 from __future__ import annotations
