@@ -13,8 +13,8 @@ def add_commands(commands) -> None:
     evaluate = commands.add_parser(
         "evaluate",
         help="seat-rotated matches of a lineup of policies, with 95%% win-share intervals",
-        description="Policy specs: random, greedy, expert, search:N (hungry), or a checkpoint "
-        "path. Give one spec per seat, or fewer: the last one fills the other seats.",
+        description="Policy specs: random, greedy, expert, forecast and search:N (hungry), or a "
+        "checkpoint path. Give one spec per seat, or fewer: the last one fills the other seats.",
     )
     _common_arguments(evaluate, default_games=2000)
     evaluate.set_defaults(handler=_evaluate)

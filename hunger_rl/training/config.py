@@ -132,8 +132,9 @@ class NetworkConfig:
 @dataclass(frozen=True)
 class OpponentsConfig:
     """Who sits in the other seats. ``weights`` maps a policy spec (``random``, ``greedy``,
-    ``expert``, ``search:N``, a policy file) or ``self`` (a frozen snapshot of the learner) to
-    its relative weight; each opponent seat draws one independently every episode."""
+    ``expert``, ``forecast``, ``search:N``, a policy file) or ``self`` (a frozen snapshot of
+    the learner) to its relative weight; each opponent seat draws one independently every
+    episode."""
 
     weights: dict[str, float] = field(
         default_factory=lambda: {SELF_PLAY: 0.4, "random": 0.1, "greedy": 0.2, "expert": 0.3},
