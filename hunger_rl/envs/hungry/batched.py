@@ -513,6 +513,19 @@ def _random_action(g, b, rng_state):
 
 
 @_jit
+def _keep_best(value, action, best_value, best_action, ties, tolerance, rng_state, b):
+    """One step of a single pass for the best action, ties (within ``tolerance``) broken
+    uniformly at random: returns the new (best value, best action, number tied)."""
+    if value > best_value + tolerance:
+        return value, action, 1
+    if value >= best_value - tolerance:
+        ties += 1
+        if _below(rng_state, b, ties) == 0:
+            best_action = action
+    return best_value, best_action, ties
+
+
+@_jit
 def _greedy_action(g, b, num_players, void_tied_second, rng_state):
     """The mover's legal action with the best margin after it, ties broken uniformly at random.
 
@@ -549,14 +562,9 @@ def _greedy_action(g, b, num_players, void_tied_second, rng_state):
         g[b, BONUS_HOLDER] = bonus_holder
         for p in range(num_players):
             g[b, TOTALS + p] = saved_totals[p]
-        if margin > best_margin:
-            best_margin = margin
-            best_action = action
-            ties = 1
-        elif margin == best_margin:
-            ties += 1
-            if _below(rng_state, b, ties) == 0:
-                best_action = action
+        best_margin, best_action, ties = _keep_best(
+            margin, action, best_margin, best_action, ties, 0, rng_state, b
+        )
     return best_action
 
 
@@ -827,17 +835,10 @@ def forecast_action(g, b, num_players, rng_state, scratch):
     best_action = -1
     ties = 0
     for action in range(NUM_ACTIONS):
-        value = values[action]
-        if value == -np.inf:
-            continue
-        if value > best_value + _TIE:
-            best_value = value
-            best_action = action
-            ties = 1
-        elif value >= best_value - _TIE:
-            ties += 1
-            if _below(rng_state, b, ties) == 0:
-                best_action = action
+        if values[action] != -np.inf:
+            best_value, best_action, ties = _keep_best(
+                values[action], action, best_value, best_action, ties, _TIE, rng_state, b
+            )
     return best_action
 
 
