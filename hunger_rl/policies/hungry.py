@@ -31,7 +31,7 @@ from hunger_rl.envs.hungry.engine import (
     resort_places,
     totals_from_places,
 )
-from hunger_rl.envs.hungry.view import HungryView
+from hunger_rl.envs.hungry.view import HungryView, observation_players
 from hunger_rl.policies.base import Observation, Policy, legal_actions
 
 # RESORT_CARDS[r, t] = 1 when a card of type t can be sent to resort r (its home or its hotel).
@@ -127,9 +127,8 @@ class ForecastHungryPolicy(Policy):
     name = "forecast"
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
-        num_players = view_of(observation, view).num_players
-        values = forecast_values_of_observations(
-            np.asarray(observation["observation"])[None], num_players)[0]
+        vector = np.asarray(observation["observation"])
+        values = forecast_values_of_observations(vector[None], observation_players(vector))[0]
         actions = legal_actions(observation)
         return pick_best(actions, values[actions], rng)
 

@@ -32,6 +32,15 @@ OBS_BASE = 2 * NUM_CARD_TYPES + 1
 OBS_PER_PLAYER = NUM_ACTIONS + 3
 
 
+def observation_players(vector: np.ndarray) -> int:
+    """The player count of a ``hungry_v0`` observation vector, from its length."""
+    size = np.asarray(vector).size
+    num_players, rest = divmod(size - OBS_BASE, OBS_PER_PLAYER)
+    if rest:
+        raise ValueError(f"a vector of length {size} is not a hungry_v0 observation")
+    return num_players
+
+
 @dataclass(frozen=True)
 class HungryView:
     """Read-only public state of one game of Hungry from the observer's seat (seat 0).
@@ -57,9 +66,7 @@ class HungryView:
         """The view encoded in a ``hungry_v0`` observation (the dict or its vector)."""
         vector = observation["observation"] if hasattr(observation, "keys") else observation
         vector = np.asarray(vector)
-        num_players, rest = divmod(vector.size - OBS_BASE, OBS_PER_PLAYER)
-        if rest:
-            raise ValueError(f"a vector of length {vector.size} is not a hungry_v0 observation")
+        num_players = observation_players(vector)
         layout = observation_layout(num_players)
         placed = vector[layout["placed"]].astype(np.int64).reshape(num_players, NUM_ACTIONS)
         resort_counts = np.zeros((num_players, NUM_RESORTS), dtype=np.int64)
