@@ -25,10 +25,13 @@ from typing import Any
 import numpy as np
 
 from hunger_rl.envs import load_game
-from hunger_rl.envs.hungry.batched import FORECAST_DETAILS, forecast_values_of_observations
+from hunger_rl.envs.hungry.batched import (
+    FIRST_POINTS,
+    FORECAST_DETAILS,
+    forecast_values_of_observations,
+)
 from hunger_rl.envs.hungry.engine import (
     ACTION_RESORT,
-    HOTEL_POINTS,
     NUM_ACTIONS,
     NUM_RESORTS,
     NUM_STARS,
@@ -119,8 +122,6 @@ DETAIL_SCALE = np.array([HUNGRY_FEATURE_SCALE] * 2 + [1.0] * 5 + [HUNGRY_FEATURE
 # ACTION_TO_RESORT[a, r] = 1 when action a places its tourist at resort r.
 ACTION_TO_RESORT = np.zeros((NUM_ACTIONS, NUM_RESORTS), dtype=np.int64)
 ACTION_TO_RESORT[np.arange(NUM_ACTIONS), _ACTION_RESORT] = 1
-# First-place points of each resort: a home's stars, a hotel's 5 (H7).
-FIRST_PLACE_POINTS = np.array([s + 1 for s in range(NUM_STARS)] + [HOTEL_POINTS] * NUM_STARS)
 NO_PLACE = -1
 
 
@@ -149,7 +150,7 @@ def _margins(first: np.ndarray, second: np.ndarray, num_players: int) -> np.ndar
     (H7, H8), for place arrays of shape (..., resorts)."""
     seats = np.arange(num_players)
     firsts = first[..., None] == seats  # (..., resorts, N)
-    totals = (firsts * FIRST_PLACE_POINTS[:, None]).sum(axis=-2) + SECOND_PLACE_POINTS * (
+    totals = (firsts * FIRST_POINTS[:, None]).sum(axis=-2) + SECOND_PLACE_POINTS * (
         second[..., None] == seats).sum(axis=-2)
     # The two-homes bonus goes to the first seat to hold two homes, in resort order.
     homes = firsts[..., :NUM_STARS, :]
