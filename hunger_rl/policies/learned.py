@@ -188,10 +188,8 @@ class LearnedPolicy(Policy):
 
     def logits(self, observations: list[np.ndarray]) -> np.ndarray:
         """Unmasked action logits for a batch of raw observation vectors."""
-        with torch.no_grad():
-            x = torch.as_tensor(np.stack([self._encode(o) for o in observations]))
-            latent = self.network.mlp_extractor.forward_actor(self.network.extract_features(x))
-            return self.network.action_net(latent).numpy()
+        inputs = torch.as_tensor(np.stack([self._encode(o) for o in observations]))
+        return action_logits(self.network, inputs).numpy()
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
         return int(self.act_batch([observation], rng)[0])
@@ -206,6 +204,13 @@ class LearnedPolicy(Policy):
             return logits.argmax(axis=1)
         # Gumbel-max: a sample from the masked softmax, drawn from the caller's generator.
         return (logits + rng.gumbel(size=logits.shape)).argmax(axis=1)
+
+
+def action_logits(network: MaskableActorCriticPolicy, inputs: torch.Tensor) -> torch.Tensor:
+    """Unmasked action logits of a network for a batch of encoded inputs (no gradients)."""
+    with torch.no_grad():
+        latent = network.mlp_extractor.forward_actor(network.extract_features(inputs))
+        return network.action_net(latent)
 
 
 def network_weights(network: torch.nn.Module) -> dict[str, np.ndarray]:

@@ -23,6 +23,7 @@ from tqdm import tqdm
 
 from hunger_rl.envs.hungry.batched import BatchedHungry, BatchedPolicy
 from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
+from hunger_rl.policies.learned import action_logits
 from hunger_rl.training.matches import cached_policy, map_chunks
 
 # Positions per labelling task: large enough to amortise the hand-off, small enough to keep the
@@ -104,7 +105,5 @@ def fit_to_teacher(policy, inputs: np.ndarray, masks: np.ndarray, labels: np.nda
 
 
 def _agreement(policy, inputs: torch.Tensor, masks: torch.Tensor, labels: torch.Tensor) -> float:
-    with torch.no_grad():
-        latent = policy.mlp_extractor.forward_actor(policy.extract_features(inputs))
-        logits = policy.action_net(latent).masked_fill(~masks, -torch.inf)
+    logits = action_logits(policy, inputs).masked_fill(~masks, -torch.inf)
     return float((logits.argmax(dim=1) == labels).float().mean())
