@@ -38,6 +38,13 @@ A config file is a mapping with the sections below; every key is optional except
       batch_size: 256
       learning_rate: 1.0e-3
       workers: 2                # labelling processes
+    action_values:              # Hungry: warm start by fitting action values to game outcomes
+      games: 0                  # explorer games (one explorer seat each); 0: no warm start
+      temperature: 0.5          # the explorer's softmax temperature, in forecast points
+      epochs: 3
+      batch_size: 1024
+      learning_rate: 3.0e-4
+      workers: 2                # encoding processes
     checkpoint_every_steps: 100000
     backend: sb3                # sb3 (this machine) | rllib (Ray RLlib, one machine or a cluster)
     rllib:                      # read only by the rllib backend, which ignores env, ppo.n_steps,
@@ -58,6 +65,11 @@ whole run.
 network shared by all actions, from that action's forecast features (the expert's valuation,
 compiled), starting from the forecast's own value (``policies.learned.ActionScorerPolicy``):
 training begins from a soft forecast player and learns where to depart from it.
+
+``action_values.games: N`` (Hungry only, sb3 backend) fits the fresh network's logits, before
+PPO, to the outcomes of N compiled games in which one seat explores around the forecast's plays
+and the others play them (``training.action_values``): a warm start by one step of policy
+iteration, where ``distill`` imitates a teacher instead; a run takes one or the other.
 """
 
 from __future__ import annotations
@@ -169,6 +181,20 @@ class DistillConfig:
 
 
 @dataclass(frozen=True)
+class ActionValueConfig:
+    """Warm start (Hungry, sb3 backend): before PPO, fit the network's logits to the outcomes
+    of ``games`` games of an exploring forecast player against forecast players
+    (``training.action_values``); 0 games, no warm start."""
+
+    games: int = field(default=0, metadata=NON_NEGATIVE)
+    temperature: float = field(default=0.5, metadata=POSITIVE)
+    epochs: int = field(default=3, metadata=POSITIVE)
+    batch_size: int = field(default=1024, metadata=POSITIVE)
+    learning_rate: float = field(default=3e-4, metadata=POSITIVE)
+    workers: int = field(default=2, metadata=POSITIVE)
+
+
+@dataclass(frozen=True)
 class RLlibConfig:
     num_env_runners: int = field(default=2, metadata=NON_NEGATIVE)
     address: str | None = None
@@ -193,6 +219,7 @@ class TrainConfig:
     opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
     evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
     distill: DistillConfig = field(default_factory=DistillConfig)
+    action_values: ActionValueConfig = field(default_factory=ActionValueConfig)
     backend: str = field(default="sb3", metadata=_rule(
         lambda v: v in BACKENDS, f"one of {list(BACKENDS)}"))
     rllib: RLlibConfig = field(default_factory=RLlibConfig)
@@ -332,6 +359,11 @@ def _check_consistency(config: TrainConfig) -> None:
             make_policy(config.distill.teacher, config.game, config.num_players)
         except (OSError, ValueError) as error:
             raise ValueError(f"distill.teacher: {error}") from error
+    if config.action_values.games:
+        if config.game != "hungry" or config.backend != "sb3":
+            raise ValueError("action_values applies to hungry with the sb3 backend only")
+        if config.distill.teacher is not None:
+            raise ValueError("choose one warm start: distill.teacher or action_values.games")
     if config.backend == "rllib":
         if config.rllib.minibatch_size > config.rllib.train_batch_size:
             raise ValueError(

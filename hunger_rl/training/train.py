@@ -41,6 +41,11 @@ from hunger_rl.policies.learned import (
     policy_class_and_kwargs,
     save_policy,
 )
+from hunger_rl.training.action_values import (
+    encode_samples,
+    explorer_samples,
+    fit_action_values,
+)
 from hunger_rl.training.batched_vec_env import make_batched_vec_env
 from hunger_rl.training.checkpoint import TrainingState, load_checkpoint, save_checkpoint
 from hunger_rl.training.config import TrainConfig
@@ -88,6 +93,8 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     if resume is None:
         if config.distill.teacher is not None:
             warm_start(config, model.policy, out, progress)
+        if config.action_values.games:
+            fit_action_values_start(config, model.policy, out, progress)
         state = TrainingState(snapshots=[network_weights(model.policy)])
     else:
         state = load_checkpoint(resume, model.policy, model.policy.optimizer, metadata)
@@ -157,6 +164,23 @@ def warm_start(config: TrainConfig, policy: Any, out: Path, progress: bool) -> N
     print(f"warm start: the network picks {settings.teacher}'s play in "
           f"{result.agreement_before:.1%} of {result.positions} positions before fitting, "
           f"{result.agreement_after:.1%} after")
+
+
+def fit_action_values_start(config: TrainConfig, policy: Any, out: Path,
+                            progress: bool) -> None:
+    """Fit the fresh network's logits to explorer games' outcomes
+    (``training.action_values``); report to ``out/action_values.json``."""
+    settings = config.action_values
+    samples = explorer_samples(config.num_players, settings.games, settings.temperature,
+                               config.seed, config.game_options)
+    inputs = encode_samples(config.num_players, samples.observations, config.game_options,
+                            settings.workers, progress)
+    result = fit_action_values(policy, inputs, samples, settings.epochs, settings.batch_size,
+                               settings.learning_rate, config.seed, progress)
+    (out / "action_values.json").write_text(json.dumps(asdict(result), indent=1))
+    print(f"warm start: action values fitted on {result.positions} positions (loss "
+          f"{result.loss_first_epoch:.4f} -> {result.loss_last_epoch:.4f}); the network "
+          f"plays the forecast's choice in {result.forecast_agreement:.1%} of them")
 
 
 # -- environments -----------------------------------------------------------------------------

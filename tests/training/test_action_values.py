@@ -1,0 +1,119 @@
+"""Warm start by fitted action values: explorer samples, the fit, the config rules, a tiny run."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from hunger_rl.envs.hungry.batched import forecast_values_of_observations
+from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
+from hunger_rl.policies.learned import PolicyMetadata, action_logits, build_network
+from hunger_rl.training.action_values import (
+    ExplorerSamples,
+    encode_samples,
+    explorer_samples,
+    fit_action_values,
+)
+from hunger_rl.training.config import config_from_dict
+from hunger_rl.training.features import make_encoder
+from hunger_rl.training.train import train
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_explorer_samples_are_the_explorers_legal_turns(players):
+    samples = explorer_samples(players, 30, temperature=0.5, seed=1)
+    # One explorer per game, which moves in every players-th of the game's plays.
+    assert samples.actions.shape == (30 * TOTAL_PLAYS // players,)
+    assert samples.masks[np.arange(samples.actions.size), samples.actions].all()
+    assert samples.masks[np.arange(samples.actions.size), samples.forecast_best].all()
+    # The forecast's best play has the best forecast value of the explorer's view.
+    values = forecast_values_of_observations(samples.observations.astype(np.float32), players)
+    chosen = values[np.arange(values.shape[0]), samples.forecast_best]
+    np.testing.assert_allclose(chosen, values.max(axis=1), atol=1e-9)
+    # The mover's own hand (first 25 numbers) holds exactly the card types its mask allows.
+    np.testing.assert_array_equal(samples.masks[:, 0::2], samples.observations[:, :25] > 0)
+    # A game's outcome is one share, repeated for each of its explorer's turns; a share is a
+    # sole win, a loss, or a share of a draw among at most all players.
+    per_game = samples.win_shares.reshape(30, -1)
+    assert (per_game == per_game[:, :1]).all()
+    allowed = {0.0, 1.0} | {1.0 / k for k in range(2, players + 1)}
+    assert set(np.round(per_game[:, 0], 9)) <= {round(v, 9) for v in allowed}
+
+
+def test_explorer_samples_are_reproducible_and_explore():
+    one = explorer_samples(2, 40, temperature=0.5, seed=5)
+    two = explorer_samples(2, 40, temperature=0.5, seed=5)
+    for field in ExplorerSamples.__dataclass_fields__:
+        np.testing.assert_array_equal(getattr(one, field), getattr(two, field))
+    # A softmax over values in points at half a point: often the best play, not always.
+    share_best = (one.actions == one.forecast_best).mean()
+    assert 0.2 < share_best < 0.9
+    cold = explorer_samples(2, 40, temperature=0.01, seed=5)
+    assert (cold.actions == cold.forecast_best).mean() > share_best
+    with pytest.raises(ValueError, match="temperature must be positive"):
+        explorer_samples(2, 4, temperature=0.0, seed=0)
+
+
+def test_encoding_matches_the_encoder_whatever_the_workers():
+    samples = explorer_samples(2, 8, temperature=0.5, seed=2)
+    one = encode_samples(2, samples.observations, None, workers=1, progress=False)
+    two = encode_samples(2, samples.observations, None, workers=2, progress=False)
+    np.testing.assert_array_equal(one, two)
+    direct = make_encoder("hungry", 2).batch(samples.observations.astype(np.float32))
+    np.testing.assert_allclose(one.astype(np.float32), direct, rtol=1e-3, atol=1e-3)
+
+
+def test_fit_learns_which_plays_win():
+    # Outcomes that reward one kind of play (sending the tourist to its hotel, odd actions):
+    # after the fit the network prefers hotels wherever it can choose.
+    samples = explorer_samples(2, 150, temperature=2.0, seed=3)
+    rigged = ExplorerSamples(samples.observations, samples.masks, samples.actions,
+                             (samples.actions % 2 == 1).astype(float), samples.forecast_best)
+    encoder = make_encoder("hungry", 2)
+    inputs = encoder.batch(samples.observations.astype(np.float32)).astype(np.float16)
+    metadata = PolicyMetadata("hungry", 2, encoder.size, 50, [32, 32], "tanh", features=True)
+    network = build_network(metadata)
+
+    def hotel_share():
+        logits = action_logits(network, torch.as_tensor(inputs.astype(np.float32)))
+        masked = logits.masked_fill(~torch.as_tensor(samples.masks), -torch.inf)
+        return float((masked.argmax(dim=1).numpy() % 2 == 1).mean())
+
+    before = hotel_share()
+    result = fit_action_values(network, inputs, rigged, epochs=8, batch_size=128,
+                               learning_rate=3e-3, seed=0, progress=False)
+    assert result.positions == samples.actions.size
+    assert result.loss_last_epoch < result.loss_first_epoch
+    assert result.win_scale > 0
+    assert hotel_share() > max(0.95, before + 0.2)
+
+
+TINY = {"game": "hungry", "num_players": 2, "seed": 4, "total_steps": 256,
+        "checkpoint_every_steps": 256, "env": {"n_envs": 8, "batched": True},
+        "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 1},
+        "network": {"hidden": [32, 32], "action_scorer": True},
+        "opponents": {"weights": {"forecast": 1.0}},
+        "evaluation": {"every_steps": 256, "games": 4, "opponents": ["random"], "final_games": 4},
+        "action_values": {"games": 20, "epochs": 1, "workers": 1}}
+
+
+def test_tiny_run_with_fitted_action_values_reports_them(tmp_path):
+    train(config_from_dict({**TINY, "out": str(tmp_path)}), progress=False)
+    report = json.loads((tmp_path / "action_values.json").read_text())
+    assert report["positions"] == 20 * TOTAL_PLAYS // 2
+    assert 0.0 <= report["forecast_agreement"] <= 1.0
+    assert (tmp_path / "policy.safetensors").is_file()
+
+
+def test_action_value_config_rules():
+    with pytest.raises(ValueError, match="action_values applies to hungry"):
+        config_from_dict({"game": "hunger_show", "num_players": 4,
+                          "action_values": {"games": 10}})
+    with pytest.raises(ValueError, match="choose one warm start"):
+        config_from_dict({**TINY, "distill": {"teacher": "greedy"}})
+    with pytest.raises(ValueError, match="action_values.temperature must be"):
+        config_from_dict({**TINY, "action_values": {"games": 10, "temperature": 0}})
+    with pytest.raises(ValueError, match="action_values.games must be"):
+        config_from_dict({**TINY, "action_values": {"games": -1}})
+    assert config_from_dict({"game": "hungry", "num_players": 2}).action_values.games == 0
