@@ -12,12 +12,17 @@ win share (binary cross-entropy). Its logits thus become action values of the ex
 against expert-like opponents, up to a per-state constant, and playing their argmax is one step
 of policy improvement over the forecast. PPO then continues from that network.
 
+One game in ``VALIDATION_EVERY`` is held out, and the network keeps the weights of the epoch with
+the least loss on those games: the outcomes are mostly the deal's luck, so the fit soon starts
+to learn noise, and an overfitted network plays worse.
+
 Unlike imitation (``training.distill``), this needs no teacher: the labels are outcomes, cheap
 enough to collect by the million, and the network averages their noise over similar positions.
 """
 
 from __future__ import annotations
 
+import copy
 import sys
 from dataclasses import dataclass
 
@@ -38,14 +43,17 @@ INITIAL_SCALE = 0.05
 ENCODE_CHUNK = 20_000
 # Forecast values this close count as equal (ties broken at random).
 TIE = 1e-9
+# Every VALIDATION_EVERY-th game is held out of the fit to choose its epoch.
+VALIDATION_EVERY = 20
 
 
 @dataclass(frozen=True)
 class ActionValueResult:
-    positions: int
-    loss_first_epoch: float  # mean binary cross-entropy of the win predictions
-    loss_last_epoch: float
-    win_scale: float  # win log-odds per logit after the fit
+    positions: int  # fitted; the held-out games' positions are not counted
+    training_losses: list[float]  # mean binary cross-entropy of the win predictions, per epoch
+    validation_losses: list[float]  # the same on the held-out games, after each epoch
+    best_epoch: int  # the epoch whose weights the network keeps (0-based)
+    win_scale: float  # win log-odds per logit at that epoch
     forecast_agreement: float  # share of positions where the network's argmax is the forecast's
 
 
@@ -56,6 +64,7 @@ class ExplorerSamples:
     actions: np.ndarray  # (P,) the explorer's plays
     win_shares: np.ndarray  # (P,) the explorer's final win share
     forecast_best: np.ndarray  # (P,) the forecast's best play (ties at random)
+    games: np.ndarray  # (P,) the game each sample comes from
 
 
 def explorer_samples(num_players: int, games: int, temperature: float, seed: int,
@@ -89,7 +98,7 @@ def explorer_samples(num_players: int, games: int, temperature: float, seed: int
     order = np.argsort(game_of_sample, kind="stable")  # game by game, turn by turn
     return ExplorerSamples(np.concatenate(observations)[order], np.concatenate(masks)[order],
                            np.concatenate(actions)[order], shares[game_of_sample[order]],
-                           np.concatenate(best_plays)[order])
+                           np.concatenate(best_plays)[order], game_of_sample[order])
 
 
 def encode_samples(num_players: int, observations: np.ndarray, game_options: dict | None,
@@ -114,34 +123,52 @@ def fit_action_values(policy, inputs: np.ndarray, samples: ExplorerSamples, epoc
                       batch_size: int, learning_rate: float, seed: int,
                       progress: bool = True) -> ActionValueResult:
     """Fit an SB3 masked actor-critic's logits to the samples' outcomes (module docstring),
-    with its own Adam optimiser."""
+    with its own Adam optimiser, for at most ``epochs`` epochs."""
+    held_out = samples.games % VALIDATION_EVERY == VALIDATION_EVERY - 1
+    fitted, validation = np.flatnonzero(~held_out), np.flatnonzero(held_out)
+    if validation.size == 0:
+        raise ValueError(f"fitting action values needs at least {VALIDATION_EVERY} games "
+                         f"(one in {VALIDATION_EVERY} is held out)")
     baseline = torch.nn.Linear(policy.mlp_extractor.latent_dim_vf, 1)
     scale = torch.nn.Parameter(torch.tensor(INITIAL_SCALE))
     optimizer = torch.optim.Adam([*policy.parameters(), *baseline.parameters(), scale],
                                  lr=learning_rate)
     actions = torch.as_tensor(samples.actions, dtype=torch.int64)
     targets = torch.as_tensor(samples.win_shares, dtype=torch.float32)
+
+    def loss_of(rows: np.ndarray) -> torch.Tensor:
+        batch = torch.as_tensor(inputs[rows], dtype=torch.float32)
+        latent_pi, latent_vf = policy.mlp_extractor(policy.extract_features(batch))
+        played = policy.action_net(latent_pi).gather(1, actions[rows, None])[:, 0]
+        log_odds = scale * played + baseline(latent_vf)[:, 0]
+        return torch.nn.functional.binary_cross_entropy_with_logits(log_odds, targets[rows])
+
     generator = torch.Generator().manual_seed(seed)
-    losses = []
-    policy.set_training_mode(True)
-    for _ in tqdm(range(epochs), desc="fit action values", disable=not progress,
-                  file=sys.stderr, dynamic_ncols=True):
+    training_losses, validation_losses, best = [], [], None
+    for epoch in tqdm(range(epochs), desc="fit action values", disable=not progress,
+                      file=sys.stderr, dynamic_ncols=True):
+        policy.set_training_mode(True)
         total = 0.0
-        for rows in torch.randperm(len(actions), generator=generator).split(batch_size):
-            batch = torch.as_tensor(inputs[rows.numpy()], dtype=torch.float32)
-            features = policy.extract_features(batch)
-            latent_pi, latent_vf = policy.mlp_extractor(features)
-            played = policy.action_net(latent_pi).gather(1, actions[rows, None])[:, 0]
-            log_odds = scale * played + baseline(latent_vf)[:, 0]
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(log_odds, targets[rows])
+        for order in torch.randperm(fitted.size, generator=generator).split(batch_size):
+            rows = fitted[order.numpy()]
+            loss = loss_of(rows)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            total += loss.item() * len(rows)
-        losses.append(total / len(actions))
-    policy.set_training_mode(False)
-    return ActionValueResult(len(actions), losses[0], losses[-1], scale.item(),
-                             _agreement(policy, inputs, samples, batch_size))
+            total += loss.item() * rows.size
+        training_losses.append(total / fitted.size)
+        policy.set_training_mode(False)
+        with torch.no_grad():
+            validation_losses.append(sum(
+                loss_of(rows).item() * rows.size
+                for rows in np.array_split(validation, -(-validation.size // batch_size))
+            ) / validation.size)
+        if best is None or validation_losses[-1] < validation_losses[best[0]]:
+            best = (epoch, copy.deepcopy(policy.state_dict()), scale.item())
+    best_epoch, weights, win_scale = best
+    policy.load_state_dict(weights)
+    return ActionValueResult(int(fitted.size), training_losses, validation_losses, best_epoch,
+                             win_scale, _agreement(policy, inputs, samples, batch_size))
 
 
 def _agreement(policy, inputs: np.ndarray, samples: ExplorerSamples, batch_size: int) -> float:

@@ -41,7 +41,7 @@ A config file is a mapping with the sections below; every key is optional except
     action_values:              # Hungry: warm start by fitting action values to game outcomes
       games: 0                  # explorer games (one explorer seat each); 0: no warm start
       temperature: 0.5          # the explorer's softmax temperature, in forecast points
-      epochs: 3
+      epochs: 3                 # at most; the epoch best on held-out games is kept
       batch_size: 1024
       learning_rate: 3.0e-4
       workers: 2                # encoding processes

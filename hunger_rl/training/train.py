@@ -178,9 +178,10 @@ def fit_action_values_start(config: TrainConfig, policy: Any, out: Path,
     result = fit_action_values(policy, inputs, samples, settings.epochs, settings.batch_size,
                                settings.learning_rate, config.seed, progress)
     (out / "action_values.json").write_text(json.dumps(asdict(result), indent=1))
-    print(f"warm start: action values fitted on {result.positions} positions (loss "
-          f"{result.loss_first_epoch:.4f} -> {result.loss_last_epoch:.4f}); the network "
-          f"plays the forecast's choice in {result.forecast_agreement:.1%} of them")
+    print(f"warm start: action values fitted on {result.positions} positions, epoch "
+          f"{result.best_epoch + 1} of {settings.epochs} kept (held-out loss "
+          f"{result.validation_losses[result.best_epoch]:.4f}); the network plays the "
+          f"forecast's choice in {result.forecast_agreement:.1%} of them")
 
 
 # -- environments -----------------------------------------------------------------------------

@@ -19,6 +19,8 @@ from hunger_rl.training.config import config_from_dict
 from hunger_rl.training.features import make_encoder
 from hunger_rl.training.train import train
 
+ACTION_VALUES = {"games": 20, "epochs": 1, "workers": 1}
+
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_explorer_samples_are_the_explorers_legal_turns(players):
@@ -37,6 +39,7 @@ def test_explorer_samples_are_the_explorers_legal_turns(players):
     # sole win, a loss, or a share of a draw among at most all players.
     per_game = samples.win_shares.reshape(30, -1)
     assert (per_game == per_game[:, :1]).all()
+    np.testing.assert_array_equal(samples.games, np.repeat(np.arange(30), per_game.shape[1]))
     allowed = {0.0, 1.0} | {1.0 / k for k in range(2, players + 1)}
     assert set(np.round(per_game[:, 0], 9)) <= {round(v, 9) for v in allowed}
 
@@ -69,7 +72,8 @@ def test_fit_learns_which_plays_win():
     # after the fit the network prefers hotels wherever it can choose.
     samples = explorer_samples(2, 150, temperature=2.0, seed=3)
     rigged = ExplorerSamples(samples.observations, samples.masks, samples.actions,
-                             (samples.actions % 2 == 1).astype(float), samples.forecast_best)
+                             (samples.actions % 2 == 1).astype(float), samples.forecast_best,
+                             samples.games)
     encoder = make_encoder("hungry", 2)
     inputs = encoder.batch(samples.observations.astype(np.float32)).astype(np.float16)
     metadata = PolicyMetadata("hungry", 2, encoder.size, 50, [32, 32], "tanh", features=True)
@@ -83,37 +87,43 @@ def test_fit_learns_which_plays_win():
     before = hotel_share()
     result = fit_action_values(network, inputs, rigged, epochs=8, batch_size=128,
                                learning_rate=3e-3, seed=0, progress=False)
-    assert result.positions == samples.actions.size
-    assert result.loss_last_epoch < result.loss_first_epoch
+    # Games 19, 39, ... (one in 20) are held out to choose the epoch.
+    assert result.positions == samples.actions.size - 7 * TOTAL_PLAYS // 2
+    assert len(result.training_losses) == len(result.validation_losses) == 8
+    assert result.training_losses[-1] < result.training_losses[0]
+    assert result.validation_losses[result.best_epoch] == min(result.validation_losses)
     assert result.win_scale > 0
     assert hotel_share() > max(0.95, before + 0.2)
 
 
-TINY = {"game": "hungry", "num_players": 2, "seed": 4, "total_steps": 256,
-        "checkpoint_every_steps": 256, "env": {"n_envs": 8, "batched": True},
-        "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 1},
-        "network": {"hidden": [32, 32], "action_scorer": True},
-        "opponents": {"weights": {"forecast": 1.0}},
-        "evaluation": {"every_steps": 256, "games": 4, "opponents": ["random"], "final_games": 4},
-        "action_values": {"games": 20, "epochs": 1, "workers": 1}}
+def test_fit_needs_held_out_games():
+    samples = explorer_samples(2, 19, temperature=0.5, seed=0)
+    encoder = make_encoder("hungry", 2)
+    metadata = PolicyMetadata("hungry", 2, encoder.size, 50, [8], "tanh", features=True)
+    with pytest.raises(ValueError, match="at least 20 games"):
+        fit_action_values(build_network(metadata), encoder.batch(samples.observations), samples,
+                          epochs=1, batch_size=64, learning_rate=1e-3, seed=0, progress=False)
 
 
-def test_tiny_run_with_fitted_action_values_reports_them(tmp_path):
-    train(config_from_dict({**TINY, "out": str(tmp_path)}), progress=False)
+def test_tiny_run_with_fitted_action_values_reports_them(tmp_path, tiny_scorer_config):
+    config = {**tiny_scorer_config, "action_values": ACTION_VALUES}
+    train(config_from_dict({**config, "out": str(tmp_path)}), progress=False)
     report = json.loads((tmp_path / "action_values.json").read_text())
-    assert report["positions"] == 20 * TOTAL_PLAYS // 2
+    assert report["positions"] == 19 * TOTAL_PLAYS // 2  # one game held out
+    assert report["best_epoch"] == 0 and len(report["validation_losses"]) == 1
     assert 0.0 <= report["forecast_agreement"] <= 1.0
     assert (tmp_path / "policy.safetensors").is_file()
 
 
-def test_action_value_config_rules():
+def test_action_value_config_rules(tiny_scorer_config):
+    tiny = {**tiny_scorer_config, "action_values": ACTION_VALUES}
     with pytest.raises(ValueError, match="action_values applies to hungry"):
         config_from_dict({"game": "hunger_show", "num_players": 4,
                           "action_values": {"games": 10}})
     with pytest.raises(ValueError, match="choose one warm start"):
-        config_from_dict({**TINY, "distill": {"teacher": "greedy"}})
+        config_from_dict({**tiny, "distill": {"teacher": "greedy"}})
     with pytest.raises(ValueError, match="action_values.temperature must be"):
-        config_from_dict({**TINY, "action_values": {"games": 10, "temperature": 0}})
+        config_from_dict({**tiny, "action_values": {"games": 10, "temperature": 0}})
     with pytest.raises(ValueError, match="action_values.games must be"):
-        config_from_dict({**TINY, "action_values": {"games": -1}})
+        config_from_dict({**tiny, "action_values": {"games": -1}})
     assert config_from_dict({"game": "hungry", "num_players": 2}).action_values.games == 0

@@ -12,6 +12,8 @@ from hunger_rl.training.distill import fit_to_teacher, game_positions, label_pos
 from hunger_rl.training.features import make_encoder
 from hunger_rl.training.train import train
 
+DISTILL = {"teacher": "greedy", "positions": 300, "epochs": 2, "workers": 1}
+
 
 def test_positions_are_movers_views_with_legal_plays():
     observations, masks = game_positions(3, 500, seed=1)
@@ -49,29 +51,22 @@ def test_fitting_raises_agreement_with_the_teacher():
     assert result.agreement_after > result.agreement_before + 0.25
 
 
-TINY = {"game": "hungry", "num_players": 2, "seed": 4, "total_steps": 256,
-        "checkpoint_every_steps": 256, "env": {"n_envs": 8, "batched": True},
-        "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 1},
-        "network": {"hidden": [32, 32], "action_scorer": True},
-        "opponents": {"weights": {"forecast": 1.0}},
-        "evaluation": {"every_steps": 256, "games": 4, "opponents": ["random"], "final_games": 4},
-        "distill": {"teacher": "greedy", "positions": 300, "epochs": 2, "workers": 1}}
-
-
-def test_tiny_run_with_a_warm_start_reports_it(tmp_path):
-    train(config_from_dict({**TINY, "out": str(tmp_path)}), progress=False)
+def test_tiny_run_with_a_warm_start_reports_it(tmp_path, tiny_scorer_config):
+    config = {**tiny_scorer_config, "distill": DISTILL}
+    train(config_from_dict({**config, "out": str(tmp_path)}), progress=False)
     report = json.loads((tmp_path / "distill.json").read_text())
     assert report["teacher"] == "greedy" and report["positions"] == 300
     assert 0.0 <= report["agreement_before"] <= 1.0 and 0.0 <= report["agreement_after"] <= 1.0
     assert (tmp_path / "policy.safetensors").is_file()
 
 
-def test_distill_config_rules():
+def test_distill_config_rules(tiny_scorer_config):
+    tiny = {**tiny_scorer_config, "distill": DISTILL}
     with pytest.raises(ValueError, match="distill applies to hungry"):
         config_from_dict({"game": "hunger_show", "num_players": 4,
                           "distill": {"teacher": "expert"}})
     with pytest.raises(ValueError, match="distill.teacher: unknown policy spec 'oracle'"):
-        config_from_dict({**TINY, "distill": {"teacher": "oracle"}})
+        config_from_dict({**tiny, "distill": {"teacher": "oracle"}})
     with pytest.raises(ValueError, match="distill.positions must be"):
-        config_from_dict({**TINY, "distill": {"teacher": "greedy", "positions": 0}})
+        config_from_dict({**tiny, "distill": {"teacher": "greedy", "positions": 0}})
     assert config_from_dict({"game": "hungry", "num_players": 2}).distill.teacher is None
