@@ -10,6 +10,7 @@ from hunger_rl.envs.hungry.batched import forecast_values_of_observations
 from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
 from hunger_rl.policies.learned import PolicyMetadata, action_logits, build_network
 from hunger_rl.training.action_values import (
+    VALIDATION_EVERY,
     ExplorerSamples,
     encode_samples,
     explorer_samples,
@@ -19,7 +20,7 @@ from hunger_rl.training.config import config_from_dict
 from hunger_rl.training.features import make_encoder
 from hunger_rl.training.train import train
 
-ACTION_VALUES = {"games": 20, "epochs": 1, "workers": 1}
+ACTION_VALUES = {"games": 24, "epochs": 1, "workers": 1}
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -87,8 +88,8 @@ def test_fit_learns_which_plays_win():
     before = hotel_share()
     result = fit_action_values(network, inputs, rigged, epochs=8, batch_size=128,
                                learning_rate=3e-3, seed=0, progress=False)
-    # Games 19, 39, ... (one in 20) are held out to choose the epoch.
-    assert result.positions == samples.actions.size - 7 * TOTAL_PLAYS // 2
+    # Games 22, 45, ... (one in 23) are held out to choose the epoch.
+    assert result.positions == samples.actions.size - 6 * TOTAL_PLAYS // 2
     assert len(result.training_losses) == len(result.validation_losses) == 8
     assert result.training_losses[-1] < result.training_losses[0]
     assert result.validation_losses[result.best_epoch] == min(result.validation_losses)
@@ -96,11 +97,17 @@ def test_fit_learns_which_plays_win():
     assert hotel_share() > max(0.95, before + 0.2)
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_held_out_games_cycle_through_the_explorer_seats(players):
+    held_out = np.arange(players) * VALIDATION_EVERY + VALIDATION_EVERY - 1
+    assert set(held_out % players) == set(range(players))  # game g's explorer is g % players
+
+
 def test_fit_needs_held_out_games():
-    samples = explorer_samples(2, 19, temperature=0.5, seed=0)
+    samples = explorer_samples(2, 22, temperature=0.5, seed=0)
     encoder = make_encoder("hungry", 2)
     metadata = PolicyMetadata("hungry", 2, encoder.size, 50, [8], "tanh", features=True)
-    with pytest.raises(ValueError, match="at least 20 games"):
+    with pytest.raises(ValueError, match="at least 23 games"):
         fit_action_values(build_network(metadata), encoder.batch(samples.observations), samples,
                           epochs=1, batch_size=64, learning_rate=1e-3, seed=0, progress=False)
 
@@ -109,7 +116,7 @@ def test_tiny_run_with_fitted_action_values_reports_them(tmp_path, tiny_scorer_c
     config = {**tiny_scorer_config, "action_values": ACTION_VALUES}
     train(config_from_dict({**config, "out": str(tmp_path)}), progress=False)
     report = json.loads((tmp_path / "action_values.json").read_text())
-    assert report["positions"] == 19 * TOTAL_PLAYS // 2  # one game held out
+    assert report["positions"] == 23 * TOTAL_PLAYS // 2  # one game held out
     assert report["best_epoch"] == 0 and len(report["validation_losses"]) == 1
     assert 0.0 <= report["forecast_agreement"] <= 1.0
     assert (tmp_path / "policy.safetensors").is_file()
