@@ -69,7 +69,7 @@ class ExplorerSamples:
 
 
 def explorer_samples(num_players: int, games: int, temperature: float, seed: int,
-                     game_options: dict | None = None) -> ExplorerSamples:
+                     game_options: dict | None = None, progress: bool = False) -> ExplorerSamples:
     """Every explorer decision of ``games`` whole games (module docstring), played together;
     game by game, turn by turn."""
     if temperature <= 0:
@@ -79,7 +79,8 @@ def explorer_samples(num_players: int, games: int, temperature: float, seed: int
     rng = np.random.default_rng(seed)
     explorer = np.arange(games) % num_players
     observations, masks, actions, best_plays, turns = [], [], [], [], []
-    for _ in range(TOTAL_PLAYS):
+    for _ in tqdm(range(TOTAL_PLAYS), desc=f"play {games} explorer games", unit="turn",
+                  disable=not progress, file=sys.stderr, dynamic_ncols=True):
         values = forecast_values_of_observations(out.observations, num_players)
         best = values >= values.max(axis=1, keepdims=True) - TIE
         best_play = np.argmax(best * rng.random(values.shape), axis=1)

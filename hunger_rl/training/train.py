@@ -172,7 +172,7 @@ def fit_action_values_start(config: TrainConfig, policy: Any, out: Path,
     (``training.action_values``); report to ``out/action_values.json``."""
     settings = config.action_values
     samples = explorer_samples(config.num_players, settings.games, settings.temperature,
-                               config.seed, config.game_options)
+                               config.seed, config.game_options, progress)
     inputs = encode_samples(config.num_players, samples.observations, config.game_options,
                             settings.workers, progress)
     result = fit_action_values(policy, inputs, samples, settings.epochs, settings.batch_size,
