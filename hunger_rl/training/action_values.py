@@ -32,7 +32,7 @@ from tqdm import tqdm
 
 from hunger_rl.envs.hungry.batched import BatchedHungry, forecast_values_of_observations
 from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
-from hunger_rl.policies.learned import action_logits
+from hunger_rl.policies.learned import agreement
 from hunger_rl.training.features import make_encoder
 from hunger_rl.training.matches import map_chunks
 
@@ -169,15 +169,7 @@ def fit_action_values(policy, inputs: np.ndarray, samples: ExplorerSamples, epoc
             best = (epoch, copy.deepcopy(policy.state_dict()), scale.item())
     best_epoch, weights, win_scale = best
     policy.load_state_dict(weights)
+    forecast_agreement = agreement(policy, inputs, samples.masks, samples.forecast_best)
     return ActionValueResult(int(fitted.size), training_losses, validation_losses, best_epoch,
-                             win_scale, _agreement(policy, inputs, samples, batch_size))
+                             win_scale, forecast_agreement)
 
-
-def _agreement(policy, inputs: np.ndarray, samples: ExplorerSamples, batch_size: int) -> float:
-    picks = []
-    for start in range(0, len(inputs), batch_size * 16):
-        rows = slice(start, start + batch_size * 16)
-        logits = action_logits(policy, torch.as_tensor(inputs[rows], dtype=torch.float32))
-        masked = logits.masked_fill(~torch.as_tensor(samples.masks[rows]), -torch.inf)
-        picks.append(masked.argmax(dim=1).numpy())
-    return float((np.concatenate(picks) == samples.forecast_best).mean())

@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from hunger_rl.envs.hungry.batched import BatchedHungry, BatchedPolicy
 from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
-from hunger_rl.policies.learned import action_logits
+from hunger_rl.policies.learned import agreement
 from hunger_rl.training.matches import cached_policy, map_chunks
 
 # Positions per labelling task: large enough to amortise the hand-off, small enough to keep the
@@ -87,7 +87,7 @@ def fit_to_teacher(policy, inputs: np.ndarray, masks: np.ndarray, labels: np.nda
     labels_t = torch.as_tensor(labels, dtype=torch.int64)
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
-    before = _agreement(policy, inputs_t, masks_t, labels_t)
+    before = agreement(policy, inputs, masks, labels)
     loss = torch.tensor(0.0)
     policy.set_training_mode(True)
     for _ in tqdm(range(epochs), desc="fit to teacher", disable=not progress, file=sys.stderr,
@@ -100,10 +100,6 @@ def fit_to_teacher(policy, inputs: np.ndarray, masks: np.ndarray, labels: np.nda
             loss.backward()
             optimizer.step()
     policy.set_training_mode(False)
-    after = _agreement(policy, inputs_t, masks_t, labels_t)
+    after = agreement(policy, inputs, masks, labels)
     return DistillResult(len(labels), before, after, loss.item())
 
-
-def _agreement(policy, inputs: torch.Tensor, masks: torch.Tensor, labels: torch.Tensor) -> float:
-    logits = action_logits(policy, inputs).masked_fill(~masks, -torch.inf)
-    return float((logits.argmax(dim=1) == labels).float().mean())
