@@ -12,9 +12,10 @@ win share (binary cross-entropy). Its logits thus become action values of the ex
 against expert-like opponents, up to a per-state constant, and playing their argmax is one step
 of policy improvement over the forecast. PPO then continues from that network.
 
-One game in ``VALIDATION_EVERY`` is held out, and the network keeps the weights of the epoch with
-the least loss on those games: the outcomes are mostly the deal's luck, so the fit soon starts
-to learn noise, and an overfitted network plays worse.
+One game in ``VALIDATION_EVERY`` (23, a prime: see ``training.config``) is held out, and the
+network keeps the weights of the epoch with the least loss on those games: the outcomes are
+mostly the deal's luck, so the fit soon starts to learn noise, and an overfitted network plays
+worse.
 
 Unlike imitation (``training.distill``), this needs no teacher: the labels are outcomes, cheap
 enough to collect by the million, and the network averages their noise over similar positions.
@@ -33,6 +34,7 @@ from tqdm import tqdm
 from hunger_rl.envs.hungry.batched import BatchedHungry, forecast_values_of_observations
 from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
 from hunger_rl.policies.learned import agreement
+from hunger_rl.training.config import ACTION_VALUE_VALIDATION_EVERY as VALIDATION_EVERY
 from hunger_rl.training.features import make_encoder
 from hunger_rl.training.matches import map_chunks
 
@@ -43,9 +45,6 @@ INITIAL_SCALE = 0.05
 ENCODE_CHUNK = 20_000
 # Forecast values this close count as equal (ties broken at random).
 TIE = 1e-9
-# Every VALIDATION_EVERY-th game is held out of the fit to choose its epoch; a prime, so that the
-# held-out games' explorers cycle through all seats (the seat changes the odds a lot).
-VALIDATION_EVERY = 23
 
 
 @dataclass(frozen=True)

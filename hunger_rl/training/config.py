@@ -39,7 +39,7 @@ A config file is a mapping with the sections below; every key is optional except
       learning_rate: 1.0e-3
       workers: 2                # labelling processes
     action_values:              # Hungry: warm start by fitting action values to game outcomes
-      games: 0                  # explorer games (one explorer seat each); 0: no warm start
+      games: 0                  # explorer games (one explorer seat each), 0 or >= 23; 0: none
       temperature: 0.5          # the explorer's softmax temperature, in forecast points
       epochs: 3                 # at most; the epoch best on held-out games is kept
       batch_size: 1024
@@ -103,6 +103,9 @@ def _rule(check: Callable[[Any], bool], requirement: str) -> dict[str, Any]:
 POSITIVE = _rule(lambda v: v > 0, "a positive number")
 NON_NEGATIVE = _rule(lambda v: v >= 0, "a non-negative number")
 UNIT_INTERVAL = _rule(lambda v: 0 <= v <= 1, "a number in [0, 1]")
+# The action-value warm start holds out every this-many-th game to choose its epoch; a prime, so
+# that the held-out games' explorers cycle through all seats (the seat changes the odds a lot).
+ACTION_VALUE_VALIDATION_EVERY = 23
 
 
 @dataclass(frozen=True)
@@ -184,9 +187,13 @@ class DistillConfig:
 class ActionValueConfig:
     """Warm start (Hungry, sb3 backend): before PPO, fit the network's logits to the outcomes
     of ``games`` games of an exploring forecast player against forecast players
-    (``training.action_values``); 0 games, no warm start."""
+    (``training.action_values``); 0 games, no warm start. One game in
+    ``ACTION_VALUE_VALIDATION_EVERY`` is held out, so a warm start needs at least that many."""
 
-    games: int = field(default=0, metadata=NON_NEGATIVE)
+    games: int = field(default=0, metadata=_rule(
+        lambda v: v == 0 or v >= ACTION_VALUE_VALIDATION_EVERY,
+        f"0 (no warm start) or at least {ACTION_VALUE_VALIDATION_EVERY} (one game in "
+        f"{ACTION_VALUE_VALIDATION_EVERY} is held out)"))
     temperature: float = field(default=0.5, metadata=POSITIVE)
     epochs: int = field(default=3, metadata=POSITIVE)
     batch_size: int = field(default=1024, metadata=POSITIVE)

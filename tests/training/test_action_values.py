@@ -126,11 +126,13 @@ def test_action_value_config_rules(tiny_scorer_config):
     tiny = {**tiny_scorer_config, "action_values": ACTION_VALUES}
     with pytest.raises(ValueError, match="action_values applies to hungry"):
         config_from_dict({"game": "hunger_show", "num_players": 4,
-                          "action_values": {"games": 10}})
+                          "action_values": {"games": 30}})
     with pytest.raises(ValueError, match="choose one warm start"):
         config_from_dict({**tiny, "distill": {"teacher": "greedy"}})
     with pytest.raises(ValueError, match="action_values.temperature must be"):
-        config_from_dict({**tiny, "action_values": {"games": 10, "temperature": 0}})
+        config_from_dict({**tiny, "action_values": {"games": 30, "temperature": 0}})
     with pytest.raises(ValueError, match="action_values.games must be"):
         config_from_dict({**tiny, "action_values": {"games": -1}})
+    with pytest.raises(ValueError, match="action_values.games must be 0 .* or at least 23"):
+        config_from_dict({**tiny, "action_values": {"games": 22}})
     assert config_from_dict({"game": "hungry", "num_players": 2}).action_values.games == 0
