@@ -234,8 +234,9 @@ class ExpertShowPolicy(Policy):
         """Values of ``actions`` for ``seat`` against the other seats' forecast picks."""
         others = np.delete(forecast, seat, axis=0)
         richest_raft = np.delete(view.token_counts[:, COUNT_RAFT], seat).max(initial=0)
+        crowd = _Crowd(others)
         return np.array(
-            [_action_value(view, int(a), outlook, others, richest_raft > 0) for a in actions]
+            [_action_value(view, int(a), outlook, crowd, richest_raft > 0) for a in actions]
         )
 
 
@@ -272,17 +273,38 @@ def _rival_outlook(view: ShowView, seat: int, raft_set_worth: float) -> _Outlook
     return _own_outlook(rival, raft_set_worth)
 
 
+class _Crowd:
+    """What one player's action values need of the others' (seat, action) pick chances, for
+    every action at once: the chance that nobody else, or exactly one other, makes the same
+    pick, and per location the risk of meeting a thief or a guard."""
+
+    def __init__(self, others: np.ndarray):
+        self.others = others
+        absent = 1.0 - others
+        self.nobody = np.prod(absent, axis=0)
+        self.exactly_one = sum(
+            others[i] * np.prod(np.delete(absent, i, axis=0), axis=0)
+            for i in range(others.shape[0])
+        )
+        by_location = absent.reshape(-1, NUM_LOCATIONS, NUM_ACTIONS)
+        self.thief_risk = 1.0 - np.prod(by_location[:, :, THIEF], axis=0)
+        self.guard_risk = 1.0 - np.prod(by_location[:, :, GUARD], axis=0)
+
+    def here(self, location: int) -> np.ndarray:
+        """(other seat, act) pick chances at ``location``."""
+        return self.others[:, location * NUM_ACTIONS : (location + 1) * NUM_ACTIONS]
+
+
 def _action_value(
-    view: ShowView, action: int, outlook: _Outlook, others: np.ndarray, raft_to_steal: bool
+    view: ShowView, action: int, outlook: _Outlook, crowd: _Crowd, raft_to_steal: bool
 ) -> float:
-    """Expected worth of ``action`` given the (seat, action) pick chances of the other players."""
+    """Expected worth of ``action`` given the other players' pick chances."""
     location, act = divmod(action, NUM_ACTIONS)
     food_weight, raft_value = outlook.food_weight, outlook.raft_value
     token_worth = (raft_value + MEAN_FRUIT * food_weight) / 2  # a token of any kind
-    here = others[:, location * NUM_ACTIONS : (location + 1) * NUM_ACTIONS]
-    alone, shared = _crowd_chances(here[:, act])
-    thief_risk = 1.0 - np.prod(1.0 - here[:, THIEF])
-    guard_risk = 1.0 - np.prod(1.0 - here[:, GUARD])
+    here = crowd.here(location)
+    alone, shared = float(crowd.nobody[action]), float(crowd.exactly_one[action])
+    thief_risk, guard_risk = crowd.thief_risk[location], crowd.guard_risk[location]
     if act == THIEF:
         if location == CAMPSITE:
             loot = 2 * token_worth if raft_to_steal else token_worth
@@ -298,7 +320,8 @@ def _action_value(
         return (alone + shared / 2) * (loot * (1 - guard_risk)) - caught
     if act == GUARD:
         thieves = here[:, THIEF].sum()
-        gatherers = here[:, :THIEF].sum() if location != CAMPSITE else others.sum() - thieves
+        gatherers = (here[:, :THIEF].sum() if location != CAMPSITE
+                     else crowd.others.sum() - thieves)
         catch = thieves * 2 * token_worth + thief_risk * gatherers * token_worth
         coconuts = (1 - thief_risk) * 2 * MEAN_COCONUT * food_weight
         return (alone + shared / 2) * (catch + coconuts)
@@ -317,12 +340,3 @@ def _action_value(
 def _softmax(scores: np.ndarray) -> np.ndarray:
     weights = np.exp(scores - scores.max())
     return weights / weights.sum()
-
-
-def _crowd_chances(chances: np.ndarray) -> tuple[float, float]:
-    """Chance that nobody else, and exactly one other, picks the same action."""
-    nobody = float(np.prod(1.0 - chances))
-    exactly_one = float(
-        sum(c * np.prod(np.delete(1.0 - chances, i)) for i, c in enumerate(chances))
-    )
-    return nobody, exactly_one
