@@ -25,6 +25,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 
 from hunger_rl.policies.base import Observation, Policy
+from hunger_rl.policies.hungry_endgame import EndgameHead
 from hunger_rl.training.features import make_encoder
 
 FORMAT = "hunger-rl-policy/1"
@@ -47,6 +48,8 @@ class PolicyMetadata:
     features: bool = False
     # True: an :class:`ActionScorerPolicy` over the encoder's ``action_features``.
     action_scorer: bool = False
+    # True (with ``action_scorer``): the scorer has a ``policies.hungry_endgame.EndgameHead``.
+    endgame_head: bool = False
     steps: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -60,7 +63,8 @@ def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
             f"a {metadata.game} observation for {metadata.num_players} players encodes to "
             f"{encoder.size} numbers, the policy expects {metadata.observation_size}")
     observation_space = spaces.Box(-np.inf, np.inf, (metadata.observation_size,), np.float32)
-    policy_class, extra = policy_class_and_kwargs(metadata.action_scorer, encoder)
+    policy_class, extra = policy_class_and_kwargs(metadata.action_scorer, encoder,
+                                                  metadata.endgame_head)
     return policy_class(
         observation_space,
         spaces.Discrete(metadata.num_actions),
@@ -72,17 +76,24 @@ def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
     )
 
 
-def policy_class_and_kwargs(action_scorer: bool, encoder: Any) -> tuple[type, dict[str, Any]]:
-    """The network class for a policy (with or without the action scorer) and the arguments it
-    needs beyond SB3's own."""
+def policy_class_and_kwargs(action_scorer: bool, encoder: Any,
+                            endgame_head: bool = False) -> tuple[type, dict[str, Any]]:
+    """The network class for a policy (with or without the action scorer and its endgame head)
+    and the arguments it needs beyond SB3's own."""
+    if endgame_head and not action_scorer:
+        raise ValueError("an endgame head belongs to an action scorer")
     if not action_scorer:
         return MaskableActorCriticPolicy, {}
     if not hasattr(encoder, "action_features"):
         raise ValueError("an action scorer needs an encoder with per-action features (Hungry "
                          "with derived features)")
     block = encoder.action_features
-    return ActionScorerPolicy, {"action_features": (block.start, block.stop),
-                                "action_feature_size": encoder.action_feature_size}
+    kwargs = {"action_features": (block.start, block.stop),
+              "action_feature_size": encoder.action_feature_size}
+    if endgame_head:
+        kwargs["endgame"] = {"num_players": encoder.num_players,
+                             "observation_scale": encoder.observation_scale}
+    return ActionScorerPolicy, kwargs
 
 
 class ActionScorerExtractor(torch.nn.Module):
@@ -92,14 +103,17 @@ class ActionScorerExtractor(torch.nn.Module):
     each action being its prior value) and a small summary of the whole input, and returns a
     correction to that prior value. The actor latent is the MLP's latent followed by each
     action's prior value plus correction, so the action head can score every action by its own
-    features: what the scorer learns about one play carries over to every other play.
+    features: what the scorer learns about one play carries over to every other play. With an
+    endgame head, rows whose deck is empty take that head's scores instead of prior value plus
+    correction.
     """
 
     CONTEXT = 16  # size of the state summary each action's score sees
     HIDDEN = 64
 
     def __init__(self, features_dim: int, net_arch: list[int], activation_fn: type,
-                 device: Any, action_features: tuple[int, int], action_feature_size: int):
+                 device: Any, action_features: tuple[int, int], action_feature_size: int,
+                 endgame: dict[str, Any] | None = None):
         super().__init__()
         self.mlp = MlpExtractor(features_dim, net_arch, activation_fn, device)
         self.start, self.stop = action_features
@@ -112,6 +126,9 @@ class ActionScorerExtractor(torch.nn.Module):
             torch.nn.Linear(self.HIDDEN, 1))
         self.latent_dim_pi = self.mlp.latent_dim_pi + self.num_actions
         self.latent_dim_vf = self.mlp.latent_dim_vf
+        self.endgame = None if endgame is None else EndgameHead(
+            endgame["num_players"], endgame["observation_scale"], action_features,
+            action_feature_size)
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)
@@ -122,7 +139,11 @@ class ActionScorerExtractor(torch.nn.Module):
             -1, self.num_actions, self.per_action)
         context = self.context(latent)[:, None, :].expand(-1, self.num_actions, -1)
         corrections = self.scorer(torch.cat((actions, context), dim=2))[:, :, 0]
-        return torch.cat((latent, actions[:, :, 0] + corrections), dim=1)
+        scores = actions[:, :, 0] + corrections
+        if self.endgame is not None:
+            scores = torch.where(self.endgame.deck_empty(features), self.endgame(features),
+                                 scores)
+        return torch.cat((latent, scores), dim=1)
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
         return self.mlp.forward_critic(features)
@@ -139,15 +160,16 @@ class ActionScorerPolicy(MaskableActorCriticPolicy):
     PRIOR_WEIGHT = 40.0
 
     def __init__(self, *args: Any, action_features: tuple[int, int], action_feature_size: int,
-                 **kwargs: Any):
+                 endgame: dict[str, Any] | None = None, **kwargs: Any):
         self.action_features = tuple(action_features)
         self.action_feature_size = action_feature_size
+        self.endgame_settings = endgame
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = ActionScorerExtractor(
             self.features_dim, self.net_arch, self.activation_fn, self.device,
-            self.action_features, self.action_feature_size)
+            self.action_features, self.action_feature_size, self.endgame_settings)
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)

@@ -20,7 +20,7 @@ A config file is a mapping with the sections below; every key is optional except
       batched: false            # Hungry: all games in one compiled batch (see below)
     ppo: {learning_rate: 3.0e-4, n_steps: 256, batch_size: 512, n_epochs: 4, gamma: 1.0,
           gae_lambda: 0.95, clip_range: 0.2, ent_coef: 0.01, vf_coef: 0.5, max_grad_norm: 0.5}
-    network: {hidden: [256, 256], activation: tanh, action_scorer: false}
+    network: {hidden: [256, 256], activation: tanh, action_scorer: false, endgame_head: false}
     opponents:
       weights: {self: 0.4, random: 0.1, greedy: 0.2, expert: 0.3}
       snapshot_every: 10        # PPO updates between frozen snapshots of the learner
@@ -45,6 +45,13 @@ A config file is a mapping with the sections below; every key is optional except
       batch_size: 1024
       learning_rate: 3.0e-4
       workers: 2                # encoding processes
+    endgame:                    # Hungry: fit the endgame head to play values from playouts
+      positions: 0              # positions after the last draw; 0: no fit
+      deals: 8                  # playouts per legal play
+      epochs: 8                 # at most; the epoch best on held-out games is kept
+      batch_size: 256
+      learning_rate: 1.0e-3
+      workers: 2                # playout processes
     checkpoint_every_steps: 100000
     backend: sb3                # sb3 (this machine) | rllib (Ray RLlib, one machine or a cluster)
     rllib:                      # read only by the rllib backend, which ignores env, ppo.n_steps,
@@ -70,6 +77,11 @@ training begins from a soft forecast player and learns where to depart from it.
 PPO, to the outcomes of N compiled games in which one seat explores around the forecast's plays
 and the others play them (``training.action_values``): a warm start by one step of policy
 iteration, where ``distill`` imitates a teacher instead; a run takes one or the other.
+
+``network.endgame_head: true`` (with ``action_scorer``) gives the scorer a second head that
+scores the plays once the deck is empty (``policies.hungry_endgame``); ``endgame.positions: N``
+fits it before PPO to the values of the legal plays in N such positions, measured by playouts
+(``training.endgame``), after any other warm start.
 """
 
 from __future__ import annotations
@@ -86,6 +98,7 @@ from typing import Any
 import yaml
 
 from hunger_rl.envs import GAMES
+from hunger_rl.envs.hungry.engine import HAND_SIZE
 
 SELF_PLAY = "self"
 # The opponents the batched engine plays itself (hunger_rl.envs.hungry.batched.POLICY_KINDS).
@@ -106,6 +119,8 @@ UNIT_INTERVAL = _rule(lambda v: 0 <= v <= 1, "a number in [0, 1]")
 # The action-value warm start holds out every this-many-th game to choose its epoch; a prime, so
 # that the held-out games' explorers cycle through all seats (the seat changes the odds a lot).
 ACTION_VALUE_VALIDATION_EVERY = 23
+# The endgame fit holds out every this-many-th game's positions to choose its epoch.
+ENDGAME_VALIDATION_EVERY = 10
 
 
 @dataclass(frozen=True)
@@ -142,6 +157,7 @@ class NetworkConfig:
     activation: str = field(default="tanh", metadata=_rule(
         lambda v: v in ACTIVATIONS, f"one of {list(ACTIVATIONS)}"))
     action_scorer: bool = False
+    endgame_head: bool = False
 
 
 @dataclass(frozen=True)
@@ -202,6 +218,21 @@ class ActionValueConfig:
 
 
 @dataclass(frozen=True)
+class EndgameConfig:
+    """Fit the network's endgame head (``network.endgame_head``) before PPO to the values of
+    the legal plays in ``positions`` positions after the last draw, each play's value its mean
+    win share over ``deals`` playouts (``training.endgame``); 0 positions, no fit. One game in
+    ``ENDGAME_VALIDATION_EVERY`` is held out to choose the epoch."""
+
+    positions: int = field(default=0, metadata=NON_NEGATIVE)
+    deals: int = field(default=8, metadata=POSITIVE)
+    epochs: int = field(default=8, metadata=POSITIVE)
+    batch_size: int = field(default=256, metadata=POSITIVE)
+    learning_rate: float = field(default=1e-3, metadata=POSITIVE)
+    workers: int = field(default=2, metadata=POSITIVE)
+
+
+@dataclass(frozen=True)
 class RLlibConfig:
     num_env_runners: int = field(default=2, metadata=NON_NEGATIVE)
     address: str | None = None
@@ -227,6 +258,7 @@ class TrainConfig:
     evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
     distill: DistillConfig = field(default_factory=DistillConfig)
     action_values: ActionValueConfig = field(default_factory=ActionValueConfig)
+    endgame: EndgameConfig = field(default_factory=EndgameConfig)
     backend: str = field(default="sb3", metadata=_rule(
         lambda v: v in BACKENDS, f"one of {list(BACKENDS)}"))
     rllib: RLlibConfig = field(default_factory=RLlibConfig)
@@ -359,6 +391,18 @@ def _check_consistency(config: TrainConfig) -> None:
                 raise ValueError(f"{section}: unknown opponent {spec!r}: {error}") from error
     if config.network.action_scorer and (config.game != "hungry" or config.backend != "sb3"):
         raise ValueError("network.action_scorer applies to hungry with the sb3 backend only")
+    if config.network.endgame_head and not config.network.action_scorer:
+        raise ValueError("network.endgame_head needs network.action_scorer: true")
+    if config.endgame.positions:
+        if not config.network.endgame_head:
+            raise ValueError("endgame.positions fits the endgame head: set "
+                             "network.endgame_head: true")
+        minimum = ENDGAME_VALIDATION_EVERY * HAND_SIZE * config.num_players
+        if config.endgame.positions < minimum:
+            raise ValueError(
+                f"endgame.positions must be 0 or at least {minimum} (the positions of "
+                f"{ENDGAME_VALIDATION_EVERY} games: one game in {ENDGAME_VALIDATION_EVERY} is "
+                f"held out)")
     if config.distill.teacher is not None:
         if config.game != "hungry" or config.backend != "sb3":
             raise ValueError("distill applies to hungry with the sb3 backend only")

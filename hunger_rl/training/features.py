@@ -71,6 +71,8 @@ class HungryEncoder:
         self.num_players = num_players
         self.void_tied_second = tied_second == "void"
         self._scale = observation_scale("hungry", num_players)
+        # The raw observation is the first block of the encoding, divided by this.
+        self.observation_scale = self._scale
         layout = observation_layout(num_players)
         self._placed = layout["placed"]
         self._hand = layout["hand"]

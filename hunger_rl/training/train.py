@@ -50,6 +50,7 @@ from hunger_rl.training.batched_vec_env import make_batched_vec_env
 from hunger_rl.training.checkpoint import TrainingState, load_checkpoint, save_checkpoint
 from hunger_rl.training.config import TrainConfig
 from hunger_rl.training.distill import fit_to_teacher, game_positions, label_positions
+from hunger_rl.training.endgame import endgame_positions, fit_endgame_head, play_values
 from hunger_rl.training.evaluation import evaluate
 from hunger_rl.training.features import make_encoder
 from hunger_rl.training.selfplay import OpponentPool
@@ -79,7 +80,8 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     metadata = policy_metadata(config, vec_env.observation_space, vec_env.action_space)
     policy_class, policy_kwargs = policy_class_and_kwargs(
         config.network.action_scorer,
-        make_encoder(config.game, config.num_players, config.game_options))
+        make_encoder(config.game, config.num_players, config.game_options),
+        config.network.endgame_head)
     model = MaskablePPO(
         policy_class, vec_env, seed=config.seed, verbose=0,
         tensorboard_log=str(out / "tensorboard"),
@@ -95,6 +97,8 @@ def train(config: TrainConfig, resume: str | Path | None = None,
             warm_start(config, model.policy, out, progress)
         if config.action_values.games:
             fit_action_values_start(config, model.policy, out, progress)
+        if config.endgame.positions:
+            fit_endgame_start(config, model.policy, out, progress)
         state = TrainingState(snapshots=[network_weights(model.policy)])
     else:
         state = load_checkpoint(resume, model.policy, model.policy.optimizer, metadata)
@@ -184,6 +188,27 @@ def fit_action_values_start(config: TrainConfig, policy: Any, out: Path,
           f"forecast's choice in {result.forecast_agreement:.1%} of them")
 
 
+def fit_endgame_start(config: TrainConfig, policy: Any, out: Path, progress: bool) -> None:
+    """Fit the network's endgame head to playout values of positions after the last draw
+    (``training.endgame``); report to ``out/endgame.json``."""
+    settings = config.endgame
+    positions = endgame_positions(config.num_players, settings.positions, config.seed,
+                                  config.game_options)
+    values = play_values(config.num_players, positions, settings.deals, config.seed,
+                         config.game_options, settings.workers, progress)
+    inputs = encode_samples(config.num_players, positions.observations, config.game_options,
+                            settings.workers, progress)
+    result = fit_endgame_head(policy, inputs, positions, values, settings.epochs,
+                              settings.batch_size, settings.learning_rate, config.seed,
+                              config.num_players, progress)
+    (out / "endgame.json").write_text(json.dumps({"deals": settings.deals, **asdict(result)},
+                                                 indent=1))
+    print(f"endgame head: fitted on {result.positions} positions, epoch "
+          f"{result.best_epoch + 1} of {settings.epochs} kept; on held-out positions its plays "
+          f"lose {result.held_out_regrets[result.best_epoch]:.3f} win share against the best "
+          f"measured play, the forecast's {result.forecast_regret:.3f}")
+
+
 # -- environments -----------------------------------------------------------------------------
 
 
@@ -229,6 +254,7 @@ def policy_metadata(config: TrainConfig, observation_space: spaces.Box,
         num_actions=int(action_space.n), hidden=list(config.network.hidden),
         activation=config.network.activation, game_options=dict(config.game_options),
         features=True, action_scorer=config.network.action_scorer,
+        endgame_head=config.network.endgame_head,
         extra={"config": config.to_dict()})
 
 

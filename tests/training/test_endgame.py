@@ -1,0 +1,194 @@
+"""The endgame head and its fit: positions, playout values, the head's inputs, the fit, the
+config rules, a tiny run, a policy file round trip."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from hunger_rl.envs.hungry.engine import HAND_SIZE, NUM_ACTIONS, action_resort
+from hunger_rl.envs.hungry.env import observation_layout
+from hunger_rl.envs.hungry.view import HungryView
+from hunger_rl.policies.hungry import RESORT_CARDS
+from hunger_rl.policies.learned import (
+    PolicyMetadata,
+    action_logits,
+    build_network,
+    load_policy,
+    save_policy,
+)
+from hunger_rl.training.config import config_from_dict
+from hunger_rl.training.distill import game_positions
+from hunger_rl.training.endgame import (
+    EndgamePositions,
+    endgame_positions,
+    fit_endgame_head,
+    play_values,
+)
+from hunger_rl.training.features import make_encoder
+from hunger_rl.training.train import train
+
+ENDGAME = {"positions": 160, "deals": 2, "epochs": 1, "workers": 1}
+
+
+def scorer_with_head(players=2, hidden=(32, 32)):
+    encoder = make_encoder("hungry", players)
+    metadata = PolicyMetadata("hungry", players, encoder.size, NUM_ACTIONS, list(hidden), "tanh",
+                              features=True, action_scorer=True, endgame_head=True)
+    return build_network(metadata), metadata, encoder
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_endgame_positions_are_every_turn_after_the_last_draw(players):
+    positions = endgame_positions(players, 3 * HAND_SIZE * players, seed=1)
+    deck = observation_layout(players)["deck_size"].start
+    assert (positions.observations[:, deck] == 0).all()
+    np.testing.assert_array_equal(positions.games,
+                                  np.repeat(np.arange(3), HAND_SIZE * players))
+    hands = positions.observations[:, observation_layout(players)["hand"]]
+    # Turn by turn the players' hands run down: the first position has a full hand, the last one
+    # card; a player can play each of its cards to its home or its hotel.
+    assert hands[0].sum() == HAND_SIZE and hands[HAND_SIZE * players - 1].sum() == 1
+    np.testing.assert_array_equal(positions.masks, np.repeat(hands > 0, 2, axis=1))
+
+
+def test_head_inputs_agree_with_the_view():
+    positions = endgame_positions(2, 200, seed=2)
+    network, _, encoder = scorer_with_head()
+    head = network.mlp_extractor.endgame
+    features = torch.as_tensor(encoder.batch(positions.observations))
+    inputs, legal = head.play_inputs(features)
+    inputs = inputs.numpy() * 5.0  # undo INPUT_SCALE
+    np.testing.assert_array_equal(legal.numpy(), positions.masks)
+    assert head.deck_empty(features).all()
+    for row in range(0, 200, 17):
+        view = HungryView.from_observation({"observation": positions.observations[row],
+                                            "action_mask": positions.masks[row]})
+        own_fit = RESORT_CARDS @ view.hand
+        unseen_fit = RESORT_CARDS @ view.unseen
+        for action in np.flatnonzero(positions.masks[row]):
+            card, resort = action // 2, action_resort(action)
+            mine = view.resort_counts[0, resort]
+            other_best = view.resort_counts[1:, resort].max()
+            play = inputs[row, action]
+            np.testing.assert_allclose(
+                play[[6, 7, 9, 10]], [mine, other_best, own_fit[resort], unseen_fit[resort]],
+                atol=1e-4)
+            np.testing.assert_allclose(play[0], mine - other_best - unseen_fit[resort],
+                                       atol=1e-4)
+            assert play[3] == float(mine - other_best - unseen_fit[resort] > 0)
+            np.testing.assert_allclose(play[28], view.hand[card], atol=1e-4)  # copies in hand
+
+
+def test_head_scores_only_rows_with_an_empty_deck():
+    observations, _ = game_positions(2, 300, seed=3)
+    network, _, encoder = scorer_with_head()
+    features = torch.as_tensor(encoder.batch(observations))
+    deck = observation_layout(2)["deck_size"].start
+    np.testing.assert_array_equal(network.mlp_extractor.endgame.deck_empty(features)[:, 0],
+                                  observations[:, deck] == 0)
+    before = action_logits(network, features)
+    with torch.no_grad():
+        for parameter in network.mlp_extractor.endgame.parameters():
+            parameter.add_(1.0)
+    after = action_logits(network, features)
+    changed = (before != after).any(dim=1).numpy()
+    np.testing.assert_array_equal(changed, observations[:, deck] == 0)
+
+
+def test_play_values_are_legal_win_shares_whatever_the_workers():
+    positions = endgame_positions(2, 520, seed=4)
+    one = play_values(2, positions, deals=2, seed=5, workers=1, progress=False)
+    two = play_values(2, positions, deals=2, seed=5, workers=2, progress=False)
+    np.testing.assert_array_equal(one, two)
+    np.testing.assert_array_equal(np.isfinite(one), positions.masks)
+    legal = one[positions.masks]
+    assert ((legal >= 0) & (legal <= 1)).all()
+    # The last play of a game decides nothing: both its plays of the one card are measured on
+    # the same deals, so they differ only where the card changes the outcome.
+    assert legal.std() > 0.1
+
+
+def test_fit_learns_which_plays_are_worth_more():
+    # Values that reward sending the tourist to its home (even actions): after the fit the head
+    # prefers homes wherever it can choose, and nothing but the head has changed.
+    torch.manual_seed(0)
+    positions = endgame_positions(2, 1600, seed=6)
+    rigged = np.where(positions.masks, (np.arange(NUM_ACTIONS) % 2 == 0).astype(float), np.nan)
+    network, _, encoder = scorer_with_head()
+    inputs = encoder.batch(positions.observations)
+    frozen = {k: v.clone() for k, v in network.state_dict().items() if ".endgame." not in k}
+
+    def home_share():
+        logits = action_logits(network, torch.as_tensor(inputs))
+        masked = logits.masked_fill(~torch.as_tensor(positions.masks), -torch.inf)
+        return float((masked.argmax(dim=1).numpy() % 2 == 0).mean())
+
+    before = home_share()
+    result = fit_endgame_head(network, inputs, positions, rigged, epochs=4, batch_size=64,
+                              learning_rate=3e-3, seed=0, num_players=2, progress=False)
+    assert result.positions == 1600 - 16 * 10  # games 9 (one in 10) held out
+    assert len(result.training_losses) == len(result.held_out_regrets) == 4
+    assert result.training_losses[-1] < result.training_losses[0]
+    assert result.held_out_regrets[result.best_epoch] == min(result.held_out_regrets)
+    assert result.held_out_regrets[result.best_epoch] < 0.05 < result.forecast_regret
+    assert home_share() > max(0.95, before + 0.2)
+    for key, value in network.state_dict().items():
+        if key in frozen:
+            assert torch.equal(value, frozen[key]), key
+
+
+def test_fit_needs_held_out_games():
+    positions = endgame_positions(2, 16 * 9, seed=7)
+    network, _, encoder = scorer_with_head()
+    values = np.where(positions.masks, 0.5, np.nan)
+    with pytest.raises(ValueError, match="at least 10 games"):
+        fit_endgame_head(network, encoder.batch(positions.observations), positions, values,
+                         epochs=1, batch_size=64, learning_rate=1e-3, seed=0, num_players=2,
+                         progress=False)
+    plain = build_network(PolicyMetadata("hungry", 2, encoder.size, NUM_ACTIONS, [8], "tanh",
+                                         features=True, action_scorer=True))
+    with pytest.raises(ValueError, match="no endgame head"):
+        fit_endgame_head(plain, encoder.batch(positions.observations),
+                         EndgamePositions(positions.observations, positions.masks,
+                                          positions.games), values, 1, 64, 1e-3, 0, 2, False)
+
+
+def test_policy_file_keeps_the_head(tmp_path):
+    network, metadata, encoder = scorer_with_head(hidden=(16,))
+    with torch.no_grad():
+        for parameter in network.mlp_extractor.endgame.parameters():
+            parameter.normal_()
+    path = save_policy(tmp_path / "policy.safetensors", network, metadata)
+    loaded = load_policy(path, "hungry", 2)
+    assert loaded.metadata.endgame_head
+    positions = endgame_positions(2, 32, seed=8)
+    np.testing.assert_array_equal(
+        loaded.logits(list(positions.observations)),
+        action_logits(network, torch.as_tensor(encoder.batch(positions.observations))).numpy())
+
+
+def test_tiny_run_with_the_endgame_fit_reports_it(tmp_path, tiny_scorer_config):
+    config = {**tiny_scorer_config, "endgame": ENDGAME,
+              "network": {**tiny_scorer_config["network"], "endgame_head": True}}
+    train(config_from_dict({**config, "out": str(tmp_path)}), progress=False)
+    report = json.loads((tmp_path / "endgame.json").read_text())
+    assert report["positions"] == 160 - 16 and report["deals"] == 2
+    assert report["best_epoch"] == 0 and len(report["held_out_regrets"]) == 1
+    assert 0.0 <= report["forecast_regret"] <= 1.0
+    assert load_policy(tmp_path / "policy.safetensors", "hungry", 2).metadata.endgame_head
+
+
+def test_endgame_config_rules(tiny_scorer_config):
+    with_head = {**tiny_scorer_config,
+                 "network": {**tiny_scorer_config["network"], "endgame_head": True}}
+    with pytest.raises(ValueError, match="endgame_head needs network.action_scorer"):
+        config_from_dict({**tiny_scorer_config, "network": {"endgame_head": True}})
+    with pytest.raises(ValueError, match="set network.endgame_head: true"):
+        config_from_dict({**tiny_scorer_config, "endgame": ENDGAME})
+    with pytest.raises(ValueError, match="endgame.positions must be 0 or at least 160"):
+        config_from_dict({**with_head, "endgame": {"positions": 159}})
+    with pytest.raises(ValueError, match="endgame.deals must be"):
+        config_from_dict({**with_head, "endgame": {**ENDGAME, "deals": 0}})
+    assert config_from_dict(with_head).endgame.positions == 0
