@@ -35,6 +35,7 @@ from hunger_rl.envs.hungry.batched import BatchedHungry, forecast_values_of_obse
 from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
 from hunger_rl.policies.learned import agreement
 from hunger_rl.training.config import ACTION_VALUE_VALIDATION_EVERY as VALIDATION_EVERY
+from hunger_rl.training.distill import minibatch_epoch
 from hunger_rl.training.features import make_encoder
 from hunger_rl.training.matches import map_chunks
 
@@ -149,15 +150,7 @@ def fit_action_values(policy, inputs: np.ndarray, samples: ExplorerSamples, epoc
     for epoch in tqdm(range(epochs), desc="fit action values", disable=not progress,
                       file=sys.stderr, dynamic_ncols=True):
         policy.set_training_mode(True)
-        total = 0.0
-        for order in torch.randperm(fitted.size, generator=generator).split(batch_size):
-            rows = fitted[order.numpy()]
-            loss = loss_of(rows)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            total += loss.item() * rows.size
-        training_losses.append(total / fitted.size)
+        training_losses.append(minibatch_epoch(fitted, batch_size, generator, loss_of, optimizer))
         policy.set_training_mode(False)
         with torch.no_grad():
             validation_losses.append(sum(

@@ -77,6 +77,21 @@ def _label_chunk(task) -> np.ndarray:
                      for o, m in zip(observations, masks, strict=True)], dtype=np.int64)
 
 
+def minibatch_epoch(rows: np.ndarray, batch_size: int, generator: torch.Generator,
+                    loss_of, optimizer: torch.optim.Optimizer) -> float:
+    """One pass over ``rows`` in shuffled minibatches, one optimiser step each on
+    ``loss_of(minibatch rows)``; the mean loss over the rows."""
+    total = 0.0
+    for order in torch.randperm(rows.size, generator=generator).split(batch_size):
+        batch = rows[order.numpy()]
+        loss = loss_of(batch)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        total += loss.item() * batch.size
+    return total / rows.size
+
+
 def fit_to_teacher(policy, inputs: np.ndarray, masks: np.ndarray, labels: np.ndarray,
                    epochs: int, batch_size: int, learning_rate: float, seed: int,
                    progress: bool = True) -> DistillResult:

@@ -32,7 +32,7 @@ from hunger_rl.envs.hungry.env import observation_layout
 from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.policies.hungry_search import playout_win_shares
 from hunger_rl.training.config import ENDGAME_VALIDATION_EVERY as VALIDATION_EVERY
-from hunger_rl.training.distill import game_positions
+from hunger_rl.training.distill import game_positions, minibatch_epoch
 from hunger_rl.training.matches import map_chunks
 
 # Positions per labelling task.
@@ -139,10 +139,17 @@ def fit_endgame_head(policy, inputs: np.ndarray, positions: EndgamePositions,
             target - target.sum(dim=1, keepdim=True) / count)
         return ((residual * mask) ** 2).sum() / mask.sum()
 
-    def regret_of(rows: np.ndarray) -> float:
+    # Held-out passes go a batch at a time: the head's hidden vectors are per play.
+    held_out_batches = np.array_split(validation, -(-validation.size // batch_size))
+
+    def held_out_loss_and_regret() -> tuple[float, float]:
         with torch.no_grad():
-            picks = logits_of(rows).masked_fill(~legal[rows], -torch.inf).argmax(dim=1)
-        return _regret(values[rows], picks.numpy())
+            losses = [loss_of(rows).item() * positions.masks[rows].sum()
+                      for rows in held_out_batches]
+            picks = torch.cat([logits_of(rows).masked_fill(~legal[rows], -torch.inf).argmax(1)
+                               for rows in held_out_batches])
+        return (sum(losses) / positions.masks[validation].sum(),
+                _regret(values[validation], picks.numpy()))
 
     forecast = forecast_values_of_observations(positions.observations[validation], num_players)
     forecast_regret = _regret(values[validation],
@@ -152,19 +159,11 @@ def fit_endgame_head(policy, inputs: np.ndarray, positions: EndgamePositions,
     for epoch in tqdm(range(epochs), desc="fit endgame head", disable=not progress,
                       file=sys.stderr, dynamic_ncols=True):
         head.train()
-        total = 0.0
-        for order in torch.randperm(fitted.size, generator=generator).split(batch_size):
-            rows = fitted[order.numpy()]
-            loss = loss_of(rows)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            total += loss.item() * rows.size
-        training_losses.append(total / fitted.size)
+        training_losses.append(minibatch_epoch(fitted, batch_size, generator, loss_of, optimizer))
         head.eval()
-        with torch.no_grad():
-            held_out_losses.append(loss_of(validation).item())
-        regrets.append(regret_of(validation))
+        loss, regret = held_out_loss_and_regret()
+        held_out_losses.append(loss)
+        regrets.append(regret)
         if best is None or regrets[-1] < regrets[best[0]]:
             best = (epoch, copy.deepcopy(head.state_dict()))
     head.load_state_dict(best[1])
