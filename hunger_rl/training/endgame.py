@@ -104,7 +104,7 @@ def _values_chunk(task) -> np.ndarray:
 
 def fit_endgame_head(policy, inputs: np.ndarray, positions: EndgamePositions,
                      values: np.ndarray, epochs: int, batch_size: int, learning_rate: float,
-                     seed: int, num_players: int, progress: bool = True) -> EndgameResult:
+                     seed: int, progress: bool = True) -> EndgameResult:
     """Fit the endgame head of an SB3 action-scorer policy (module docstring)."""
     head = policy.mlp_extractor.endgame
     if head is None:
@@ -130,10 +130,12 @@ def fit_endgame_head(policy, inputs: np.ndarray, positions: EndgamePositions,
         scores = head(x[rows])
         return torch.cat((latent[rows], scores), dim=1) @ weight.T + bias
 
-    def loss_of(rows: np.ndarray) -> torch.Tensor:
+    def loss_of(rows: np.ndarray, logits: torch.Tensor | None = None) -> torch.Tensor:
+        """The fit's loss on ``rows`` (from their ``logits`` when already computed)."""
+        logits = logits_of(rows) if logits is None else logits
         mask = legal[rows].to(torch.float32)
         count = mask.sum(dim=1, keepdim=True)
-        predicted = scale * logits_of(rows) / policy.PRIOR_WEIGHT * mask
+        predicted = scale * logits / policy.PRIOR_WEIGHT * mask
         target = targets[rows] * mask
         residual = (predicted - predicted.sum(dim=1, keepdim=True) / count) - (
             target - target.sum(dim=1, keepdim=True) / count)
@@ -143,15 +145,17 @@ def fit_endgame_head(policy, inputs: np.ndarray, positions: EndgamePositions,
     held_out_batches = np.array_split(validation, -(-validation.size // batch_size))
 
     def held_out_loss_and_regret() -> tuple[float, float]:
+        losses, picks = [], []
         with torch.no_grad():
-            losses = [loss_of(rows).item() * positions.masks[rows].sum()
-                      for rows in held_out_batches]
-            picks = torch.cat([logits_of(rows).masked_fill(~legal[rows], -torch.inf).argmax(1)
-                               for rows in held_out_batches])
+            for rows in held_out_batches:
+                logits = logits_of(rows)
+                losses.append(loss_of(rows, logits).item() * positions.masks[rows].sum())
+                picks.append(logits.masked_fill(~legal[rows], -torch.inf).argmax(dim=1))
         return (sum(losses) / positions.masks[validation].sum(),
-                _regret(values[validation], picks.numpy()))
+                _regret(values[validation], torch.cat(picks).numpy()))
 
-    forecast = forecast_values_of_observations(positions.observations[validation], num_players)
+    forecast = forecast_values_of_observations(positions.observations[validation],
+                                               head.num_players)
     forecast_regret = _regret(values[validation],
                               np.where(positions.masks[validation], forecast, -np.inf).argmax(1))
     generator = torch.Generator().manual_seed(seed)

@@ -200,7 +200,7 @@ def fit_endgame_start(config: TrainConfig, policy: Any, out: Path, progress: boo
                             settings.workers, progress)
     result = fit_endgame_head(policy, inputs, positions, values, settings.epochs,
                               settings.batch_size, settings.learning_rate, config.seed,
-                              config.num_players, progress)
+                              progress)
     (out / "endgame.json").write_text(json.dumps({"deals": settings.deals, **asdict(result)},
                                                  indent=1))
     print(f"endgame head: fitted on {result.positions} positions, epoch "

@@ -127,7 +127,7 @@ def test_fit_learns_which_plays_are_worth_more():
 
     before = home_share()
     result = fit_endgame_head(network, inputs, positions, rigged, epochs=4, batch_size=64,
-                              learning_rate=3e-3, seed=0, num_players=2, progress=False)
+                              learning_rate=3e-3, seed=0, progress=False)
     assert result.positions == 1600 - 16 * 10  # games 9 (one in 10) held out
     assert len(result.training_losses) == len(result.held_out_regrets) == 4
     assert result.training_losses[-1] < result.training_losses[0]
@@ -145,14 +145,13 @@ def test_fit_needs_held_out_games():
     values = np.where(positions.masks, 0.5, np.nan)
     with pytest.raises(ValueError, match="at least 10 games"):
         fit_endgame_head(network, encoder.batch(positions.observations), positions, values,
-                         epochs=1, batch_size=64, learning_rate=1e-3, seed=0, num_players=2,
-                         progress=False)
+                         epochs=1, batch_size=64, learning_rate=1e-3, seed=0, progress=False)
     plain = build_network(PolicyMetadata("hungry", 2, encoder.size, NUM_ACTIONS, [8], "tanh",
                                          features=True, action_scorer=True))
     with pytest.raises(ValueError, match="no endgame head"):
         fit_endgame_head(plain, encoder.batch(positions.observations),
                          EndgamePositions(positions.observations, positions.masks,
-                                          positions.games), values, 1, 64, 1e-3, 0, 2, False)
+                                          positions.games), values, 1, 64, 1e-3, 0, False)
 
 
 def test_policy_file_keeps_the_head(tmp_path):
