@@ -169,12 +169,6 @@ class ExpertShowPolicy(Policy):
     """
 
     name = "expert"
-    PRIOR_PICKS = 1.0  # pseudo-count of the uniform prior over a rival's revealed picks
-    RECENT_WEIGHT = 2.0  # yesterday's pick counts this much more than older ones
-    HISTORY_SHARE = 0.3  # weight of revealed habits against the situational forecast
-    RAFT_SET_WORTH = 3.0  # food points one raft set is worth while food is still needed
-    TEMPERATURE = 0.6  # value gap (in food points) that makes a pick e times less likely
-    REPLY_ROUNDS = 4  # damped rounds of softened best replies behind the forecast
 
     def __init__(self) -> None:
         self.reset()
@@ -186,58 +180,93 @@ class ExpertShowPolicy(Policy):
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
         view = ShowView.from_observation(observation)
         actions = legal_actions(observation)
-        habits = self._habits(view, actions)
-        outlooks = [_own_outlook(view, self.RAFT_SET_WORTH)] + [
-            _rival_outlook(view, seat, self.RAFT_SET_WORTH) for seat in range(1, view.num_players)
-        ]
-        living = np.flatnonzero(view.alive)
-        forecast = habits.copy()
-        forecast[0, actions] = 1.0 / actions.size
-        for _ in range(self.REPLY_ROUNDS):
-            replies = np.zeros_like(forecast)
-            for seat in living:
-                values = self._values(view, seat, outlooks[seat], forecast, actions)
-                replies[seat, actions] = _softmax(values / self.TEMPERATURE)
-            situational = (1 - self.HISTORY_SHARE) * replies + self.HISTORY_SHARE * habits
-            situational[0] = replies[0]  # the observer has no need to guess its own habits
-            forecast = 0.5 * forecast + 0.5 * situational
-        forecast[~view.alive] = 0.0
-        values = self._values(view, 0, outlooks[0], forecast, actions)
-        return int(actions[rng.choice(actions.size, p=_softmax(values / self.TEMPERATURE))])
+        values, _ = crowd_values(view, actions, self._habits(view, actions), REPLY_ROUNDS)
+        return int(actions[rng.choice(actions.size, p=_softmax(values / TEMPERATURE))])
 
     def _habits(self, view: ShowView, actions: np.ndarray) -> np.ndarray:
-        """(seat, action) frequencies of each living rival's revealed picks, uniform prior."""
+        """(seat, action) frequencies of each living rival's revealed picks, recent ones
+        weighing more, uniform prior."""
         if self._pick_counts is None or view.day < self._last_day:
             self._pick_counts = np.zeros((view.num_players, NUM_ACTIONS * NUM_LOCATIONS))
         if view.day > self._last_day and view.day > 0:
-            self._pick_counts *= 1.0 / self.RECENT_WEIGHT
-            for seat, choice in enumerate(view.last_choices):
-                if choice.any():
-                    location, act = int(choice[:4].argmax()), int(choice[4:].argmax())
-                    self._pick_counts[seat, location * NUM_ACTIONS + act] += 1.0
+            self._pick_counts *= 1.0 / RECENT_WEIGHT
+            self._pick_counts += _revealed_picks(view)
         self._last_day = view.day
-        counts = self._pick_counts.copy()
-        counts[:, actions] += self.PRIOR_PICKS / actions.size
-        habits = counts / counts.sum(axis=1, keepdims=True)
-        habits[0] = 0.0
-        habits[~view.alive] = 0.0
-        return habits
+        return _habits_from_counts(view, actions, self._pick_counts)
 
-    def _values(
-        self,
-        view: ShowView,
-        seat: int,
-        outlook: _Outlook,
-        forecast: np.ndarray,
-        actions: np.ndarray,
-    ) -> np.ndarray:
-        """Values of ``actions`` for ``seat`` against the other seats' forecast picks."""
-        others = np.delete(forecast, seat, axis=0)
-        richest_raft = np.delete(view.token_counts[:, COUNT_RAFT], seat).max(initial=0)
-        crowd = _Crowd(others)
-        return np.array(
-            [_action_value(view, int(a), outlook, crowd, richest_raft > 0) for a in actions]
-        )
+
+# The expert's settings (see its docstring).
+PRIOR_PICKS = 1.0  # pseudo-count of the uniform prior over a rival's revealed picks
+RECENT_WEIGHT = 2.0  # yesterday's pick counts this much more than older ones
+HISTORY_SHARE = 0.3  # weight of revealed habits against the situational forecast
+RAFT_SET_WORTH = 3.0  # food points one raft set is worth while food is still needed
+TEMPERATURE = 0.6  # value gap (in food points) that makes a pick e times less likely
+REPLY_ROUNDS = 4  # damped rounds of softened best replies behind the forecast
+
+
+def recent_habits(view: ShowView, actions: np.ndarray) -> np.ndarray:
+    """Habits as :class:`ExpertShowPolicy` keeps them, from yesterday's picks alone: what a
+    player without memory reads from one observation."""
+    return _habits_from_counts(view, actions, _revealed_picks(view))
+
+
+def _revealed_picks(view: ShowView) -> np.ndarray:
+    """(seat, action) one-hot of yesterday's revealed picks (zero rows for players without)."""
+    picks = np.zeros((view.num_players, NUM_ACTIONS * NUM_LOCATIONS))
+    for seat, choice in enumerate(view.last_choices):
+        if choice.any():
+            location, act = int(choice[:4].argmax()), int(choice[4:].argmax())
+            picks[seat, location * NUM_ACTIONS + act] = 1.0
+    return picks
+
+
+def _habits_from_counts(view: ShowView, actions: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    counts = counts.copy()
+    counts[:, actions] += PRIOR_PICKS / actions.size
+    habits = counts / counts.sum(axis=1, keepdims=True)
+    habits[0] = 0.0
+    habits[~view.alive] = 0.0
+    return habits
+
+
+def crowd_values(
+    view: ShowView, actions: np.ndarray, habits: np.ndarray, reply_rounds: int
+) -> tuple[np.ndarray, _Crowd]:
+    """The observer's values of ``actions`` and the others' forecast pick chances behind them.
+
+    Every living player, the observer included, plays a softened best reply to the others'
+    forecast picks; ``reply_rounds`` damped rounds of it, mixed with ``habits``, make the
+    forecast.
+    """
+    outlooks = [_own_outlook(view, RAFT_SET_WORTH)] + [
+        _rival_outlook(view, seat, RAFT_SET_WORTH) for seat in range(1, view.num_players)
+    ]
+    living = np.flatnonzero(view.alive)
+    forecast = habits.copy()
+    forecast[0, actions] = 1.0 / actions.size
+    for _ in range(reply_rounds):
+        replies = np.zeros_like(forecast)
+        for seat in living:
+            values, _ = _values(view, seat, outlooks[seat], forecast, actions)
+            replies[seat, actions] = _softmax(values / TEMPERATURE)
+        situational = (1 - HISTORY_SHARE) * replies + HISTORY_SHARE * habits
+        situational[0] = replies[0]  # the observer has no need to guess its own habits
+        forecast = 0.5 * forecast + 0.5 * situational
+    forecast[~view.alive] = 0.0
+    return _values(view, 0, outlooks[0], forecast, actions)
+
+
+def _values(
+    view: ShowView, seat: int, outlook: _Outlook, forecast: np.ndarray, actions: np.ndarray
+) -> tuple[np.ndarray, _Crowd]:
+    """Values of ``actions`` for ``seat`` against the other seats' forecast picks."""
+    others = np.delete(forecast, seat, axis=0)
+    richest_raft = np.delete(view.token_counts[:, COUNT_RAFT], seat).max(initial=0)
+    crowd = _Crowd(others)
+    values = np.array(
+        [_action_value(view, int(a), outlook, crowd, richest_raft > 0) for a in actions]
+    )
+    return values, crowd
 
 
 @dataclass(frozen=True)

@@ -85,8 +85,8 @@ def policy_class_and_kwargs(action_scorer: bool, encoder: Any,
     if not action_scorer:
         return MaskableActorCriticPolicy, {}
     if not hasattr(encoder, "action_features"):
-        raise ValueError("an action scorer needs an encoder with per-action features (Hungry "
-                         "with derived features)")
+        raise ValueError("an action scorer needs an encoder with per-action features (derived "
+                         "features)")
     block = encoder.action_features
     kwargs = {"action_features": (block.start, block.stop),
               "action_feature_size": encoder.action_feature_size}
@@ -151,12 +151,14 @@ class ActionScorerExtractor(torch.nn.Module):
 
 class ActionScorerPolicy(MaskableActorCriticPolicy):
     """A masked actor-critic whose logits start as ``PRIOR_WEIGHT`` times each action's prior
-    value (for Hungry, its forecast value), corrected by an :class:`ActionScorerExtractor`
-    whose last layer starts at zero: training begins from a soft player of the prior and learns
-    where to depart from it, instead of rediscovering what the prior already knows."""
+    value (Hungry: its forecast value; HUNGER: The Show: its crowd value), corrected by an
+    :class:`ActionScorerExtractor` whose last layer starts at zero: training begins from a soft
+    player of the prior and learns where to depart from it, instead of rediscovering what the
+    prior already knows."""
 
     # Logit per unit of the prior value: the forecast's values are encoded in tens of points,
-    # so 40 makes one point worth 4 in logits (a play one point worse is ~50x less likely).
+    # so 40 makes one point worth 4 in logits (a play one point worse is ~50x less likely);
+    # HUNGER's crowd values are scaled to match (``features.SHOW_VALUE_SCALE``).
     PRIOR_WEIGHT = 40.0
 
     def __init__(self, *args: Any, action_features: tuple[int, int], action_feature_size: int,

@@ -68,10 +68,12 @@ env. Its opponents are compiled as well, so ``opponents.weights`` may name only 
 are split between them in proportion to the weights, and each game keeps its opponent for the
 whole run.
 
-``network.action_scorer: true`` (Hungry only, sb3 backend) scores each action with one small
-network shared by all actions, from that action's forecast features (the expert's valuation,
-compiled), starting from the forecast's own value (``policies.learned.ActionScorerPolicy``):
-training begins from a soft forecast player and learns where to depart from it.
+``network.action_scorer: true`` (sb3 backend) scores each action with one small network shared
+by all actions, from that action's derived features, starting from its prior value
+(``policies.learned.ActionScorerPolicy``): training begins from a soft player of the prior and
+learns where to depart from it. The prior is, for Hungry, the forecast (the expert's valuation,
+compiled); for HUNGER: The Show, the crowd values (the expert's valuation with one round of
+replies, ``training.features``).
 
 ``action_values.games: N`` (Hungry only, sb3 backend) fits the fresh network's logits, before
 PPO, to the outcomes of N compiled games in which one seat explores around the forecast's plays
@@ -389,10 +391,12 @@ def _check_consistency(config: TrainConfig) -> None:
                 make_policy(spec, config.game, config.num_players)
             except (OSError, ValueError) as error:
                 raise ValueError(f"{section}: unknown opponent {spec!r}: {error}") from error
-    if config.network.action_scorer and (config.game != "hungry" or config.backend != "sb3"):
-        raise ValueError("network.action_scorer applies to hungry with the sb3 backend only")
+    if config.network.action_scorer and config.backend != "sb3":
+        raise ValueError("network.action_scorer applies to the sb3 backend only")
     if config.network.endgame_head and not config.network.action_scorer:
         raise ValueError("network.endgame_head needs network.action_scorer: true")
+    if config.network.endgame_head and config.game != "hungry":
+        raise ValueError("network.endgame_head applies to hungry only")
     if config.endgame.positions:
         if not config.network.endgame_head:
             raise ValueError("endgame.positions fits the endgame head: set "

@@ -1,10 +1,13 @@
-"""The action-scorer network: it starts as the forecast player, trains, and round-trips a file."""
+"""The action-scorer network: it starts as its prior's player (Hungry's forecast, HUNGER's crowd
+values), trains, and round-trips a file."""
 
 import numpy as np
 import pytest
 import torch
 
+from hunger_rl.envs import hunger_show_v0
 from hunger_rl.envs.hungry.batched import BatchedHungry, BatchedPolicy
+from hunger_rl.policies import hunger_show
 from hunger_rl.policies.learned import (
     ActionScorerPolicy,
     LearnedPolicy,
@@ -13,7 +16,12 @@ from hunger_rl.policies.learned import (
     load_policy,
 )
 from hunger_rl.training.config import config_from_dict
-from hunger_rl.training.features import HUNGRY_FEATURE_SCALE, make_encoder
+from hunger_rl.training.features import (
+    HUNGRY_FEATURE_SCALE,
+    SHOW_REPLY_ROUNDS,
+    SHOW_VALUE_SCALE,
+    make_encoder,
+)
 from hunger_rl.training.train import train
 
 SCORER_RUN = {
@@ -77,9 +85,99 @@ def test_scorer_run_trains_and_its_file_plays_the_same(tmp_path):
     assert torch.count_nonzero(last.weight) > 0
 
 
-def test_scorer_is_refused_where_it_has_no_features():
-    with pytest.raises(ValueError, match="network.action_scorer applies to hungry"):
-        config_from_dict({"game": "hunger_show", "num_players": 4,
-                          "network": {"action_scorer": True}})
-    with pytest.raises(ValueError, match="network.action_scorer applies to hungry"):
+SHOW_SCORER_RUN = {
+    "game": "hunger_show", "num_players": 4, "seed": 2, "total_steps": 256,
+    "checkpoint_every_steps": 256, "torch_threads": 1, "env": {"n_envs": 2},
+    "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 2},
+    "network": {"hidden": [32, 32], "action_scorer": True},
+    "opponents": {"weights": {"expert": 0.5, "self": 0.5}},
+    "evaluation": {"every_steps": 256, "games": 4, "opponents": ["greedy"], "final_games": 4},
+}
+
+
+def show_positions(num_players=4, games=6):
+    """Living players' observations along games of random picks."""
+    seen = []
+    for seed in range(games):
+        game_env = hunger_show_v0.parallel_env(num_players=num_players)
+        observations, _ = game_env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while game_env.agents:
+            seen += [observations[agent]["observation"] for agent in game_env.agents]
+            observations, *_ = game_env.step({
+                agent: int(rng.choice(np.flatnonzero(observations[agent]["action_mask"])))
+                for agent in game_env.agents})
+    return np.array(seen)
+
+
+def test_show_features_are_the_crowd_values_of_the_observation():
+    """Each legal action's prior is its crowd value minus the best, over SHOW_VALUE_SCALE, next
+    to the others' pick chances behind it; the last number is the best value."""
+    encoder = make_encoder("hunger_show", 4)
+    actions = np.arange(15)  # Campsite, Beach and Jungle at 4 players
+    for vector in show_positions()[::7]:
+        view = hunger_show.ShowView.from_observation({"observation": vector})
+        values, crowd = hunger_show.crowd_values(
+            view, actions, hunger_show.recent_habits(view, actions), SHOW_REPLY_ROUNDS)
+        encoded = encoder(vector)
+        per_action = encoded[encoder.action_features].reshape(20, 5)
+        np.testing.assert_allclose(per_action[:15, 0], (values - values.max()) / SHOW_VALUE_SCALE,
+                                   atol=1e-6)
+        np.testing.assert_allclose(per_action[:15, 1], crowd.nobody[:15], atol=1e-6)
+        np.testing.assert_allclose(per_action[:15, 4], crowd.guard_risk[actions // 5], atol=1e-6)
+        assert not per_action[15:].any()  # the Mountains are not in play
+        assert encoded[-1] == pytest.approx(values.max() / SHOW_VALUE_SCALE, abs=1e-6)
+        np.testing.assert_array_equal(encoded[: vector.size], vector / 10.0)
+
+
+def test_recent_habits_read_yesterdays_picks():
+    game_env = hunger_show_v0.parallel_env(num_players=3)
+    game_env.reset(seed=4)
+    picks = {"player_0": 7, "player_1": 13, "player_2": 3}  # beach raft, jungle thief, camp thief
+    observations, *_ = game_env.step(picks)
+    view = hunger_show.ShowView.from_observation(observations["player_1"])
+    actions = np.arange(15)
+    habits = hunger_show.recent_habits(view, actions)
+    # Seats relative to player_1: player_2 is seat 1, player_0 seat 2; the observer's row is 0.
+    assert not habits[0].any()
+    for seat, pick in ((1, 3), (2, 7)):
+        expected = np.full(15, hunger_show.PRIOR_PICKS / 15)
+        expected[pick] += 1.0
+        np.testing.assert_allclose(habits[seat, :15], expected / expected.sum())
+
+
+def test_an_untrained_show_scorer_samples_as_the_expert_would():
+    """PRIOR_WEIGHT over SHOW_VALUE_SCALE is the expert's temperature: the untrained logits are
+    the crowd values (food points) divided by it."""
+    assert pytest.approx(
+        1 / hunger_show.TEMPERATURE) == ActionScorerPolicy.PRIOR_WEIGHT / SHOW_VALUE_SCALE
+    encoder = make_encoder("hunger_show", 4)
+    metadata = PolicyMetadata("hunger_show", 4, encoder.size, 20, [64, 64], "tanh",
+                              features=True, action_scorer=True)
+    network = build_network(metadata)
+    network.ortho_init = True
+    network._build(lambda _: 0.0)
+    vectors = show_positions(games=2)
+    logits = LearnedPolicy(network, metadata).logits(list(vectors))
+    prior = encoder.batch(vectors)[:, encoder.action_features].reshape(len(vectors), 20, 5)
+    np.testing.assert_allclose(logits[:, :15], prior[:, :15, 0] * SHOW_VALUE_SCALE
+                               / hunger_show.TEMPERATURE, atol=0.1)
+
+
+def test_show_scorer_run_trains_and_its_file_plays_the_same(tmp_path):
+    config = config_from_dict({**SHOW_SCORER_RUN, "out": str(tmp_path)})
+    train(config, progress=False)
+    policy = load_policy(tmp_path, "hunger_show", 4)
+    assert isinstance(policy.network, ActionScorerPolicy)
+    observations = list(show_positions(games=1))
+    np.testing.assert_array_equal(policy.logits(observations),
+                                  load_policy(tmp_path, "hunger_show", 4).logits(observations))
+    assert torch.count_nonzero(policy.network.mlp_extractor.scorer[-1].weight) > 0
+
+
+def test_scorer_and_head_are_refused_where_they_do_not_apply():
+    with pytest.raises(ValueError, match="network.action_scorer applies to the sb3 backend"):
         config_from_dict({**SCORER_RUN, "backend": "rllib"})
+    with pytest.raises(ValueError, match="network.endgame_head applies to hungry only"):
+        config_from_dict({"game": "hunger_show", "num_players": 4,
+                          "network": {"action_scorer": True, "endgame_head": True}})
