@@ -21,6 +21,9 @@ MATCHES = [
     ("hunger_show", 2, ["expert", "greedy"]),
     ("hunger_show", 4, ["greedy", "random"]),
     ("hunger_show", 4, ["expert", "greedy"]),
+    ("hunger_show", 2, ["crowd", "expert"]),
+    ("hunger_show", 4, ["crowd", "expert"]),
+    ("hunger_show", 6, ["crowd", "expert"]),
 ]
 SEARCH_MATCHES = [("hungry", 2, ["search:200", "expert"]), ("hungry", 4, ["search:200", "expert"])]
 

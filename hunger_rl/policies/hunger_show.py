@@ -195,6 +195,22 @@ class ExpertShowPolicy(Policy):
         return _habits_from_counts(view, actions, self._pick_counts)
 
 
+class CrowdShowPolicy(Policy):
+    """The argmax of the crowd values (:func:`crowd_player_values`): the expert's valuation with
+    one round of replies instead of four, against the rivals' picks of yesterday only. The
+    expert keeps out of the pick it expects everyone to rush to; this player, expecting less
+    crowding, takes it. Memoryless; ties are broken at random."""
+
+    name = "crowd"
+
+    def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
+        view = ShowView.from_observation(observation)
+        actions = legal_actions(observation)
+        values, _ = crowd_player_values(view, actions)
+        best = np.flatnonzero(values >= values.max() - 1e-9)
+        return int(actions[best[rng.integers(best.size)]])
+
+
 # The expert's settings (see its docstring).
 PRIOR_PICKS = 1.0  # pseudo-count of the uniform prior over a rival's revealed picks
 RECENT_WEIGHT = 2.0  # yesterday's pick counts this much more than older ones
@@ -202,6 +218,15 @@ HISTORY_SHARE = 0.3  # weight of revealed habits against the situational forecas
 RAFT_SET_WORTH = 3.0  # food points one raft set is worth while food is still needed
 TEMPERATURE = 0.6  # value gap (in food points) that makes a pick e times less likely
 REPLY_ROUNDS = 4  # damped rounds of softened best replies behind the forecast
+
+
+CROWD_REPLY_ROUNDS = 1  # the crowd values' rounds of replies
+
+
+def crowd_player_values(view: ShowView, actions: np.ndarray) -> tuple[np.ndarray, _Crowd]:
+    """The crowd values of ``actions`` (and the pick chances behind them), from one
+    observation: :func:`crowd_values` with :func:`recent_habits` and ``CROWD_REPLY_ROUNDS``."""
+    return crowd_values(view, actions, recent_habits(view, actions), CROWD_REPLY_ROUNDS)
 
 
 def recent_habits(view: ShowView, actions: np.ndarray) -> np.ndarray:

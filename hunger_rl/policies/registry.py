@@ -2,7 +2,9 @@
 
 ``random``, ``greedy``, ``expert``; for Hungry also ``forecast`` (the expert's valuation,
 approximated and compiled) and ``search`` or ``search:N`` (determinized Monte Carlo search with N
-playouts per move, 200 by default); or the path of a trained checkpoint.
+playouts per move, 200 by default); for HUNGER: The Show also ``crowd`` (the argmax of the
+crowd values, the expert's valuation with one round of replies); or the path of a trained
+checkpoint.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ def policy_specs(game: str) -> list[str]:
     names = ["random", "greedy", "expert"]
     if game == "hungry":
         names += ["forecast", "search"]
+    else:
+        names += ["crowd"]
     return names
 
 
@@ -39,6 +43,10 @@ def make_policy(spec: str, game: str, num_players: int) -> Policy:
         from hunger_rl.policies.hungry import ForecastHungryPolicy
 
         return ForecastHungryPolicy()
+    if name == "crowd" and game == "hunger_show" and not argument:
+        from hunger_rl.policies.hunger_show import CrowdShowPolicy
+
+        return CrowdShowPolicy()
     if name == "search" and game == "hungry":
         from hunger_rl.policies.hungry_search import SearchHungryPolicy
 

@@ -15,13 +15,12 @@ the inputs it was trained on.
   from public information and the own hand (H5).
 - HUNGER: The Show: the observation divided by 10 (its counts, days and piles stay well under
   30; its Box bound of 1000 is no guide), then the crowd values: the expert's valuation with
-  one round of replies against the rivals' picks of yesterday (``policies.hunger_show.
-  crowd_values`` with ``recent_habits``; the expert itself remembers every day and replies four
-  times). For each action: its value minus the best legal action's, in units of
+  one round of replies against the rivals' picks of yesterday
+  (``policies.hunger_show.crowd_player_values``; the expert itself remembers every day and
+  replies four times). For each action: its value minus the best legal action's, in units of
   ``SHOW_VALUE_SCALE``, then ``SHOW_ACTION_DETAILS`` (zeros where the action is not legal;
-  ``ShowEncoder.action_features`` is this block), and the best value itself. A player that
-  samples from the softmax of these values at the expert's temperature wins about half of its
-  games against three experts (4 players).
+  ``ShowEncoder.action_features`` is this block), and the best value itself. Their argmax is
+  the ``crowd`` baseline.
 """
 
 from __future__ import annotations
@@ -59,7 +58,6 @@ SHOW_VALUE_SCALE = 24.0
 # Per action, after its relative value: the chance that no other player makes the same pick,
 # that exactly one does, and that a thief or a guard is at its location.
 SHOW_ACTION_DETAILS = ("alone", "shared", "thief_risk", "guard_risk")
-SHOW_REPLY_ROUNDS = 1
 # Counts per resort and score changes are given in tens.
 HUNGRY_FEATURE_SCALE = 10.0
 
@@ -225,8 +223,7 @@ class ShowEncoder:
     def _crowd_features(self, vector: np.ndarray) -> np.ndarray:
         view = hunger_show.ShowView.from_observation({"observation": vector})
         actions = self._actions
-        values, crowd = hunger_show.crowd_values(
-            view, actions, hunger_show.recent_habits(view, actions), SHOW_REPLY_ROUNDS)
+        values, crowd = hunger_show.crowd_player_values(view, actions)
         best = values.max()
         locations = actions // SHOW_ACTS
         per_action = np.zeros((self.num_actions, self.action_feature_size))

@@ -12,7 +12,7 @@ Design, top to bottom:
   ``actions_sent`` and ``masked_actions_sent``; a masked action also makes the game raise).
 - The learner is :class:`MaskedPPOModule`: RLlib's default PPO actor-critic MLP fed the
   observation divided by :func:`observation_scale` (the SB3 backend's scaling, without its
-  derived Hungry features), with forbidden actions' logits pushed to the float minimum, so
+  derived features), with forbidden actions' logits pushed to the float minimum, so
   that they are never sampled.
 - Seats: every episode, :class:`EpisodeLineup` (the policy mapping function) draws one seat for
   the shared learner module and, for every other seat, an entry of ``opponents.weights``: ``self``
@@ -443,7 +443,7 @@ def sb3_policy_weights(rllib_state: dict[str, Any]) -> dict[str, np.ndarray]:
 
 def exported_policy_metadata(config: TrainConfig) -> PolicyMetadata:
     """The policy file's metadata: the SB3 backend's, with the scaled observation as input
-    (the module does not compute the SB3 backend's derived Hungry features)."""
+    (the module does not compute the SB3 backend's derived features)."""
     raw_observation_space, action_space = game_spaces(config)
     return dataclasses.replace(
         policy_metadata(config, raw_observation_space["observation"], action_space),

@@ -6,11 +6,11 @@ import pytest
 from hunger_rl.envs import hunger_show_v0, hungry_v0
 from hunger_rl.envs.hungry.engine import FULL_DECK, NUM_STARS, action_resort
 from hunger_rl.envs.hungry.view import HungryView, public_view
-from hunger_rl.policies.hunger_show import ShowView
+from hunger_rl.policies.hunger_show import ShowView, crowd_values, recent_habits
 from hunger_rl.policies.registry import make_policy, policy_specs
 
 HUNGRY_SPECS = ["random", "greedy", "expert", "forecast", "search:8"]
-SHOW_SPECS = ["random", "greedy", "expert"]
+SHOW_SPECS = ["random", "greedy", "expert", "crowd"]
 
 
 def play_hungry(num_players, specs, seed):
@@ -42,7 +42,7 @@ def test_show_policies_play_only_legal_actions(num_players):
         game_env = hunger_show_v0.parallel_env(num_players=num_players)
         observations, _ = game_env.reset(seed=seed)
         policies = {
-            agent: make_policy(SHOW_SPECS[(seed + i) % 3], "hunger_show", num_players)
+            agent: make_policy(SHOW_SPECS[(seed + i) % len(SHOW_SPECS)], "hunger_show", num_players)
             for i, agent in enumerate(game_env.agents)
         }
         rng = np.random.default_rng(seed)
@@ -156,7 +156,7 @@ def test_view_from_observation_matches_the_env():
 
 def test_registry_specs_and_errors(tmp_path):
     assert policy_specs("hungry") == ["random", "greedy", "expert", "forecast", "search"]
-    assert policy_specs("hunger_show") == ["random", "greedy", "expert"]
+    assert policy_specs("hunger_show") == ["random", "greedy", "expert", "crowd"]
     assert make_policy("search:50", "hungry", 2).simulations == 50
     assert make_policy("search", "hungry", 2).simulations == 200
     with pytest.raises(ValueError, match="random, greedy, expert, forecast, search:N"):
@@ -165,6 +165,8 @@ def test_registry_specs_and_errors(tmp_path):
         make_policy("search:4", "hunger_show", 2)
     with pytest.raises(ValueError, match="positive integer"):
         make_policy("search:0", "hungry", 2)
+    with pytest.raises(ValueError, match="unknown policy spec 'crowd' for hungry"):
+        make_policy("crowd", "hungry", 2)
     with pytest.raises(ValueError, match="no checkpoint"):
         make_policy(str(tmp_path / "missing.safetensors"), "hungry", 2)
     with pytest.raises(ValueError, match="unknown game"):
@@ -180,3 +182,22 @@ def test_search_is_reproducible_with_its_seed():
         for _ in range(3)
     }
     assert len(picks) == 1
+
+
+def test_crowd_plays_a_best_crowd_value():
+    """``crowd`` picks an action of the highest crowd value: the expert's valuation with one
+    reply round against yesterday's picks (a position after three days of random play)."""
+    game_env = hunger_show_v0.parallel_env(num_players=4)
+    observations, _ = game_env.reset(seed=8)
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        observations, *_ = game_env.step({
+            agent: int(rng.choice(np.flatnonzero(observations[agent]["action_mask"])))
+            for agent in game_env.agents})
+    policy = make_policy("crowd", "hunger_show", 4)
+    for agent in game_env.agents:
+        view = ShowView.from_observation(observations[agent])
+        actions = np.flatnonzero(observations[agent]["action_mask"])
+        values, _ = crowd_values(view, actions, recent_habits(view, actions), reply_rounds=1)
+        chosen = policy.act(observations[agent], np.random.default_rng(0))
+        assert values[list(actions).index(chosen)] == pytest.approx(values.max())

@@ -18,7 +18,6 @@ from hunger_rl.policies.learned import (
 from hunger_rl.training.config import config_from_dict
 from hunger_rl.training.features import (
     HUNGRY_FEATURE_SCALE,
-    SHOW_REPLY_ROUNDS,
     SHOW_VALUE_SCALE,
     make_encoder,
 )
@@ -118,7 +117,7 @@ def test_show_features_are_the_crowd_values_of_the_observation():
     for vector in show_positions()[::7]:
         view = hunger_show.ShowView.from_observation({"observation": vector})
         values, crowd = hunger_show.crowd_values(
-            view, actions, hunger_show.recent_habits(view, actions), SHOW_REPLY_ROUNDS)
+            view, actions, hunger_show.recent_habits(view, actions), reply_rounds=1)
         encoded = encoder(vector)
         per_action = encoded[encoder.action_features].reshape(20, 5)
         np.testing.assert_allclose(per_action[:15, 0], (values - values.max()) / SHOW_VALUE_SCALE,
