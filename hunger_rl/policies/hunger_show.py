@@ -218,9 +218,7 @@ HISTORY_SHARE = 0.3  # weight of revealed habits against the situational forecas
 RAFT_SET_WORTH = 3.0  # food points one raft set is worth while food is still needed
 TEMPERATURE = 0.6  # value gap (in food points) that makes a pick e times less likely
 REPLY_ROUNDS = 4  # damped rounds of softened best replies behind the forecast
-
-
-CROWD_REPLY_ROUNDS = 1  # the crowd values' rounds of replies
+CROWD_REPLY_ROUNDS = 1  # the crowd values' rounds (CrowdShowPolicy, the HUNGER action scorer)
 
 
 def crowd_player_values(view: ShowView, actions: np.ndarray) -> tuple[np.ndarray, _Crowd]:

@@ -80,8 +80,8 @@ PPO, to the outcomes of N compiled games in which one seat explores around the f
 and the others play them (``training.action_values``): a warm start by one step of policy
 iteration, where ``distill`` imitates a teacher instead; a run takes one or the other.
 
-``network.endgame_head: true`` (with ``action_scorer``) gives the scorer a second head that
-scores the plays once the deck is empty (``policies.hungry_endgame``); ``endgame.positions: N``
+``network.endgame_head: true`` (Hungry, with ``action_scorer``) gives the scorer a second head
+that scores the plays once the deck is empty (``policies.hungry_endgame``); ``endgame.positions: N``
 fits it before PPO to the values of the legal plays in N such positions, measured by playouts
 (``training.endgame``), after any other warm start.
 """
