@@ -221,7 +221,7 @@ REPLY_ROUNDS = 4  # damped rounds of softened best replies behind the forecast
 CROWD_REPLY_ROUNDS = 1  # the crowd values' rounds (CrowdShowPolicy, the HUNGER action scorer)
 
 
-def crowd_player_values(view: ShowView, actions: np.ndarray) -> tuple[np.ndarray, _Crowd]:
+def crowd_player_values(view: ShowView, actions: np.ndarray) -> tuple[np.ndarray, Crowd]:
     """The crowd values of ``actions`` (and the pick chances behind them), from one
     observation: :func:`crowd_values` with :func:`recent_habits` and ``CROWD_REPLY_ROUNDS``."""
     return crowd_values(view, actions, recent_habits(view, actions), CROWD_REPLY_ROUNDS)
@@ -254,7 +254,7 @@ def _habits_from_counts(view: ShowView, actions: np.ndarray, counts: np.ndarray)
 
 def crowd_values(
     view: ShowView, actions: np.ndarray, habits: np.ndarray, reply_rounds: int
-) -> tuple[np.ndarray, _Crowd]:
+) -> tuple[np.ndarray, Crowd]:
     """The observer's values of ``actions`` and the others' forecast pick chances behind them.
 
     Every living player, the observer included, plays a softened best reply to the others'
@@ -281,11 +281,11 @@ def crowd_values(
 
 def _values(
     view: ShowView, seat: int, outlook: _Outlook, forecast: np.ndarray, actions: np.ndarray
-) -> tuple[np.ndarray, _Crowd]:
+) -> tuple[np.ndarray, Crowd]:
     """Values of ``actions`` for ``seat`` against the other seats' forecast picks."""
     others = np.delete(forecast, seat, axis=0)
     richest_raft = np.delete(view.token_counts[:, COUNT_RAFT], seat).max(initial=0)
-    crowd = _Crowd(others)
+    crowd = Crowd(others)
     values = np.array(
         [_action_value(view, int(a), outlook, crowd, richest_raft > 0) for a in actions]
     )
@@ -325,7 +325,7 @@ def _rival_outlook(view: ShowView, seat: int, raft_set_worth: float) -> _Outlook
     return _own_outlook(rival, raft_set_worth)
 
 
-class _Crowd:
+class Crowd:
     """What one player's action values need of the others' (seat, action) pick chances, for
     every action at once: the chance that nobody else, or exactly one other, makes the same
     pick, and per location the risk of meeting a thief or a guard."""
@@ -348,7 +348,7 @@ class _Crowd:
 
 
 def _action_value(
-    view: ShowView, action: int, outlook: _Outlook, crowd: _Crowd, raft_to_steal: bool
+    view: ShowView, action: int, outlook: _Outlook, crowd: Crowd, raft_to_steal: bool
 ) -> float:
     """Expected worth of ``action`` given the other players' pick chances."""
     location, act = divmod(action, NUM_ACTIONS)
