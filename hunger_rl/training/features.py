@@ -75,18 +75,33 @@ def observation_scale(game: str, num_players: int) -> np.ndarray:
     return scale
 
 
-class HungryEncoder:
-    """The Hungry encoding, computed for a whole batch of observations at once.
+class ScaledEncoder:
+    """The observation divided by :func:`observation_scale`, nothing derived; the encoders with
+    derived features extend it.
 
     ``encoder(vector)`` encodes one observation through the same batch code as
     ``encoder.batch(vectors)``, so the training envs (one game or a batched engine) and the
     inference of a policy file cannot disagree.
     """
 
+    def __init__(self, game: str, num_players: int):
+        self._scale = observation_scale(game, num_players)
+        self.size = self._scale.size
+
+    def __call__(self, observation: np.ndarray) -> np.ndarray:
+        return self.batch(np.asarray(observation)[None])[0]
+
+    def batch(self, observations: np.ndarray) -> np.ndarray:
+        return (np.asarray(observations) / self._scale).astype(np.float32)
+
+
+class HungryEncoder(ScaledEncoder):
+    """The Hungry encoding, computed for a whole batch of observations at once."""
+
     def __init__(self, num_players: int, tied_second: str = "next"):
+        super().__init__("hungry", num_players)
         self.num_players = num_players
         self.void_tied_second = tied_second == "void"
-        self._scale = observation_scale("hungry", num_players)
         # The raw observation is the first block of the encoding, divided by this.
         self.observation_scale = self._scale
         layout = observation_layout(num_players)
@@ -100,9 +115,6 @@ class HungryEncoder:
         self.action_features = slice(
             forecast_start, forecast_start + NUM_ACTIONS * self.action_feature_size)
         self.size = self.action_features.stop + 1
-
-    def __call__(self, observation: np.ndarray) -> np.ndarray:
-        return self.batch(np.asarray(observation)[None])[0]
 
     def batch(self, observations: np.ndarray) -> np.ndarray:
         """(B, observation size) raw vectors -> (B, ``size``) float32 inputs."""
@@ -180,27 +192,13 @@ def _margins(first: np.ndarray, second: np.ndarray, num_players: int) -> np.ndar
     return totals[..., 0] - totals[..., 1:].max(axis=-1)
 
 
-class ScaledEncoder:
-    """The observation divided by :func:`observation_scale`, nothing derived."""
-
-    def __init__(self, game: str, num_players: int):
-        self._scale = observation_scale(game, num_players)
-        self.size = self._scale.size
-
-    def __call__(self, observation: np.ndarray) -> np.ndarray:
-        return self.batch(np.asarray(observation)[None])[0]
-
-    def batch(self, observations: np.ndarray) -> np.ndarray:
-        return (np.asarray(observations) / self._scale).astype(np.float32)
-
-
-class ShowEncoder:
+class ShowEncoder(ScaledEncoder):
     """The HUNGER: The Show encoding: the scaled observation, then the crowd values (see the
     module docstring), one observation at a time (the valuation is plain Python)."""
 
     def __init__(self, num_players: int):
+        super().__init__("hunger_show", num_players)
         self.num_players = num_players
-        self._scale = observation_scale("hunger_show", num_players)
         self.num_actions = SHOW_CHOICES
         # The same in every state of the game (S6).
         self._actions = np.flatnonzero(show_legal_mask(num_players))
@@ -209,16 +207,11 @@ class ShowEncoder:
             self._scale.size, self._scale.size + self.num_actions * self.action_feature_size)
         self.size = self.action_features.stop + 1
 
-    def __call__(self, observation: np.ndarray) -> np.ndarray:
-        return self.batch(np.asarray(observation)[None])[0]
-
     def batch(self, observations: np.ndarray) -> np.ndarray:
         observations = np.asarray(observations)
-        encoded = np.zeros((observations.shape[0], self.size), dtype=np.float32)
-        encoded[:, : self._scale.size] = observations / self._scale
-        for row, vector in zip(encoded, observations, strict=True):
-            row[self.action_features.start :] = self._crowd_features(vector)
-        return encoded
+        crowd = np.array([self._crowd_features(vector) for vector in observations],
+                         dtype=np.float32).reshape(len(observations), -1)
+        return np.concatenate((super().batch(observations), crowd), axis=1)
 
     def _crowd_features(self, vector: np.ndarray) -> np.ndarray:
         view = hunger_show.ShowView.from_observation({"observation": vector})
