@@ -123,6 +123,8 @@ def test_show_features_are_the_crowd_values_of_the_observation():
         np.testing.assert_allclose(per_action[:15, 0], (values - values.max()) / SHOW_VALUE_SCALE,
                                    atol=1e-6)
         np.testing.assert_allclose(per_action[:15, 1], crowd.nobody[:15], atol=1e-6)
+        np.testing.assert_allclose(per_action[:15, 2], crowd.exactly_one[:15], atol=1e-6)
+        np.testing.assert_allclose(per_action[:15, 3], crowd.thief_risk[actions // 5], atol=1e-6)
         np.testing.assert_allclose(per_action[:15, 4], crowd.guard_risk[actions // 5], atol=1e-6)
         assert not per_action[15:].any()  # the Mountains are not in play
         assert encoded[-1] == pytest.approx(values.max() / SHOW_VALUE_SCALE, abs=1e-6)
