@@ -1,65 +1,14 @@
-"""Training configurations: YAML files checked against an explicit schema.
+"""Training configurations: YAML files checked against one declarative schema.
 
-A config file is a mapping with the sections below; every key is optional except ``game`` and
-``num_players``, and a key that is not in the schema, or a value of the wrong type or range, is a
-``ValueError`` naming the key path (``ppo.learning_rate must be a positive number, got 'fast'``).
-
-.. code-block:: yaml
-
-    game: hungry                # hungry | hunger_show
-    num_players: 2
-    game_options: {}            # keyword arguments of the game's environment (its env card)
-    seed: 0
-    total_steps: 1500000        # learner decisions, summed over the parallel environments
-    out: runs/hungry_2p         # output folder
-    torch_threads: 1           # more threads stall on a busy 2-core machine
-    env:
-      n_envs: 8                 # parallel games
-      vec_env: dummy            # dummy (one process) | subprocess (one process per game)
-      margin_shaping: 0.0       # Hungry: reward share for the change in score margin
-      batched: false            # Hungry: all games in one compiled batch (see below)
-    ppo: {learning_rate: 3.0e-4, n_steps: 256, batch_size: 512, n_epochs: 4, gamma: 1.0,
-          gae_lambda: 0.95, clip_range: 0.2, ent_coef: 0.01, vf_coef: 0.5, max_grad_norm: 0.5}
-    network: {hidden: [256, 256], activation: tanh, action_scorer: false, endgame_head: false}
-    opponents:
-      weights: {self: 0.4, random: 0.1, greedy: 0.2, expert: 0.3}
-      snapshot_every: 10        # PPO updates between frozen snapshots of the learner
-      max_snapshots: 8          # the oldest snapshot leaves the pool first
-    evaluation:
-      every_steps: 100000
-      games: 200                # per opponent, seat-rotated
-      opponents: [random, greedy, expert]
-      final_games: 2000
-      workers: 1
-    distill:                    # Hungry: warm start by imitating a teacher before PPO
-      teacher: null             # a policy spec, e.g. search:16; null: no warm start
-      positions: 40000          # positions labelled by the teacher (forecast players' games)
-      epochs: 8
-      batch_size: 256
-      learning_rate: 1.0e-3
-      workers: 2                # labelling processes
-    action_values:              # Hungry: warm start by fitting action values to game outcomes
-      games: 0                  # explorer games (one explorer seat each), 0 or >= 23; 0: none
-      temperature: 0.5          # the explorer's softmax temperature, in forecast points
-      epochs: 3                 # at most; the epoch best on held-out games is kept
-      batch_size: 1024
-      learning_rate: 3.0e-4
-      workers: 2                # encoding processes
-    endgame:                    # Hungry: fit the endgame head to play values from playouts
-      positions: 0              # positions after the last draw; 0: no fit
-      deals: 8                  # playouts per legal play
-      epochs: 8                 # at most; the epoch best on held-out games is kept
-      batch_size: 256
-      learning_rate: 1.0e-3
-      workers: 2                # playout processes
-    checkpoint_every_steps: 100000
-    backend: sb3                # sb3 (this machine) | rllib (Ray RLlib, one machine or a cluster)
-    rllib:                      # read only by the rllib backend, which ignores env, ppo.n_steps,
-      num_env_runners: 2        # ppo.batch_size and checkpoint_every_steps
-      address: null             # null starts a local Ray instance; "auto" or "HOST:6379" joins
-      train_batch_size: 4000    # a running cluster
-      minibatch_size: 500
-      num_learners: 0           # 0: learn in the driver process
+A config file is a mapping of the sections below; every key is optional except ``game`` and
+``num_players``. Each field of the dataclasses below is declared with :func:`setting`: its type,
+default, bounds and meaning in one place. The validator reads them, and so does
+``docs/config.md``, the reference of every key, written by ``python -m
+hunger_rl.training.config`` (a test checks the file matches). A key that is not in the schema,
+or a value of the wrong type or out of bounds, is a ``ValueError`` naming the key path and
+showing a short excerpt of the value (``ppo.learning_rate must be a number in (0, 1], got
+'fast'``); so is a file that is not UTF-8, not YAML, repeats a key, nests too deeply or holds
+too many values (a YAML alias bomb).
 
 ``env.batched: true`` (Hungry only) steps the ``env.n_envs`` games together on the compiled
 batched engine (``BatchedHungryVecEnv``), many times faster per step than one Python game per
@@ -88,11 +37,14 @@ fits it before PPO to the values of the legal plays in N such positions, measure
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import json
 import math
+import reprlib
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,83 +60,119 @@ BATCHED_OPPONENTS = ("random", "greedy", "forecast")
 VEC_ENV_KINDS = ("dummy", "subprocess")
 BACKENDS = ("sb3", "rllib")
 ACTIVATIONS = ("tanh", "relu")
-
-
-def _rule(check: Callable[[Any], bool], requirement: str) -> dict[str, Any]:
-    """Field metadata: a value check beyond the type, and the words for the error."""
-    return {"check": check, "requirement": requirement}
-
-
-POSITIVE = _rule(lambda v: v > 0, "a positive number")
-NON_NEGATIVE = _rule(lambda v: v >= 0, "a non-negative number")
-UNIT_INTERVAL = _rule(lambda v: 0 <= v <= 1, "a number in [0, 1]")
 # The action-value warm start holds out every this-many-th game to choose its epoch; a prime, so
 # that the held-out games' explorers cycle through all seats (the seat changes the odds a lot).
 ACTION_VALUE_VALIDATION_EVERY = 23
 # The endgame fit holds out every this-many-th game's positions to choose its epoch.
 ENDGAME_VALIDATION_EVERY = 10
 
+# Training seeds numpy's legacy generator (seed < 2**32) with seed + steps and evaluations with
+# seed + a fixed offset; these two bounds keep every such sum inside that range.
+MAX_SEED = 2**31 - 1
+MAX_STEPS = 10**9
+# Whole-file limits, checked before any value: a YAML alias bomb counts once per use of an alias.
+MAX_FILE_BYTES = 1 << 20
+MAX_VALUES = 10_000
+MAX_DEPTH = 12
+MAX_WORKERS = 256
+REQUIRED = dataclasses.MISSING
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What a config field accepts beyond its type, and what it is for. Bounds apply to a
+    number, or to each item of a list or each value of a mapping; ``items`` bounds the length
+    of a list or mapping."""
+
+    doc: str
+    low: float | None = None  # inclusive unless low_open
+    high: float | None = None  # inclusive
+    low_open: bool = False
+    choices: tuple[Any, ...] = ()
+    items: tuple[int, int] | None = None
+
+
+def setting(default: Any, doc: str, **bounds: Any) -> Any:
+    """A schema field: its default (``REQUIRED`` for none), its meaning and its bounds."""
+    metadata = {"rule": Rule(doc, **bounds)}
+    if default is REQUIRED:
+        return field(metadata=metadata)
+    if isinstance(default, list | dict):
+        return field(default_factory=lambda: copy.deepcopy(default), metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+def section(cls: type, doc: str) -> Any:
+    return field(default_factory=cls, metadata={"rule": Rule(doc)})
+
 
 @dataclass(frozen=True)
 class EnvConfig:
-    n_envs: int = field(default=8, metadata=POSITIVE)
-    vec_env: str = field(default="dummy", metadata=_rule(
-        lambda v: v in VEC_ENV_KINDS, f"one of {list(VEC_ENV_KINDS)}"))
-    # Hungry only: weight of the score-margin shaping (see HungrySingleAgentEnv); 0 is pure R1.
-    margin_shaping: float = field(default=0.0, metadata=NON_NEGATIVE)
-    # Hungry only: the n_envs games run on the compiled batched engine, whose opponents are
-    # compiled too, so opponents.weights may name only BATCHED_OPPONENTS; vec_env is unused.
-    batched: bool = False
+    n_envs: int = setting(8, "parallel games", low=1, high=4096)
+    vec_env: str = setting("dummy", "dummy (one process) or subprocess (one process per game)",
+                           choices=VEC_ENV_KINDS)
+    margin_shaping: float = setting(
+        0.0, "Hungry: weight of the score-margin shaping (see HungrySingleAgentEnv); 0 is "
+        "pure R1", low=0, high=100)
+    batched: bool = setting(
+        False, "Hungry: the n_envs games run on the compiled batched engine, whose opponents "
+        "are compiled too, so opponents.weights may name only random, greedy and forecast; "
+        "vec_env is unused")
 
 
 @dataclass(frozen=True)
 class PPOConfig:
-    learning_rate: float = field(default=3e-4, metadata=POSITIVE)
-    n_steps: int = field(default=256, metadata=POSITIVE)
-    batch_size: int = field(default=512, metadata=POSITIVE)
-    n_epochs: int = field(default=4, metadata=POSITIVE)
-    # Rewards come only at the end of a game, so no discounting by default.
-    gamma: float = field(default=1.0, metadata=UNIT_INTERVAL)
-    gae_lambda: float = field(default=0.95, metadata=UNIT_INTERVAL)
-    clip_range: float = field(default=0.2, metadata=POSITIVE)
-    ent_coef: float = field(default=0.01, metadata=NON_NEGATIVE)
-    vf_coef: float = field(default=0.5, metadata=NON_NEGATIVE)
-    max_grad_norm: float = field(default=0.5, metadata=POSITIVE)
+    learning_rate: float = setting(3e-4, "Adam's step size", low=0, low_open=True, high=1)
+    n_steps: int = setting(256, "steps per env between updates", low=1, high=10**6)
+    batch_size: int = setting(512, "minibatch size; must divide n_steps x env.n_envs",
+                              low=1, high=10**7)
+    n_epochs: int = setting(4, "passes over each rollout", low=1, high=1000)
+    gamma: float = setting(1.0, "discount; rewards come only at the end of a game, so none",
+                           low=0, high=1)
+    gae_lambda: float = setting(0.95, "GAE's lambda", low=0, high=1)
+    clip_range: float = setting(0.2, "PPO's ratio clip", low=0, low_open=True, high=10)
+    ent_coef: float = setting(0.01, "entropy bonus weight", low=0, high=10)
+    vf_coef: float = setting(0.5, "value loss weight", low=0, high=100)
+    max_grad_norm: float = setting(0.5, "gradient norm clip", low=0, low_open=True, high=10**6)
 
 
 @dataclass(frozen=True)
 class NetworkConfig:
-    hidden: list[int] = field(default_factory=lambda: [256, 256], metadata=_rule(
-        lambda v: len(v) > 0 and all(h > 0 for h in v), "a non-empty list of positive integers"))
-    activation: str = field(default="tanh", metadata=_rule(
-        lambda v: v in ACTIVATIONS, f"one of {list(ACTIVATIONS)}"))
-    action_scorer: bool = False
-    endgame_head: bool = False
+    hidden: list[int] = setting([256, 256], "widths of the hidden layers", low=1, high=4096,
+                                items=(1, 16))
+    activation: str = setting("tanh", "activation between layers", choices=ACTIVATIONS)
+    action_scorer: bool = setting(
+        False, "sb3 backend: score each action with one small network shared by all actions, "
+        "starting from its prior value")
+    endgame_head: bool = setting(
+        False, "Hungry, with action_scorer: a second scorer head for the plays once the deck "
+        "is empty")
 
 
 @dataclass(frozen=True)
 class OpponentsConfig:
-    """Who sits in the other seats. ``weights`` maps a policy spec (``random``, ``greedy``,
-    ``expert``, ``forecast``, ``search:N``, a policy file) or ``self`` (a frozen snapshot of
-    the learner) to its relative weight; each opponent seat draws one independently every
-    episode."""
+    """Who sits in the other seats."""
 
-    weights: dict[str, float] = field(
-        default_factory=lambda: {SELF_PLAY: 0.4, "random": 0.1, "greedy": 0.2, "expert": 0.3},
-        metadata=_rule(lambda v: v and all(w >= 0 for w in v.values()) and sum(v.values()) > 0,
-                       "a non-empty map of non-negative weights with a positive sum"))
-    snapshot_every: int = field(default=10, metadata=POSITIVE)
-    max_snapshots: int = field(default=8, metadata=POSITIVE)
+    weights: dict[str, float] = setting(
+        {SELF_PLAY: 0.4, "random": 0.1, "greedy": 0.2, "expert": 0.3},
+        "policy spec (random, greedy, expert, forecast, search:N, a policy file) or self (a "
+        "frozen snapshot of the learner) to its relative weight; each opponent seat draws one "
+        "every episode; the weights must have a positive sum", low=0, high=10**6, items=(1, 64))
+    snapshot_every: int = setting(10, "PPO updates between frozen snapshots of the learner",
+                                  low=1, high=10**6)
+    max_snapshots: int = setting(8, "the oldest snapshot leaves the pool first",
+                                 low=1, high=1000)
 
 
 @dataclass(frozen=True)
 class EvaluationConfig:
-    every_steps: int = field(default=100_000, metadata=POSITIVE)
-    games: int = field(default=200, metadata=POSITIVE)
-    opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "expert"],
-                                 metadata=_rule(lambda v: len(v) > 0, "a non-empty list"))
-    final_games: int = field(default=2000, metadata=POSITIVE)
-    workers: int = field(default=1, metadata=POSITIVE)
+    every_steps: int = setting(100_000, "learner steps between evaluations", low=1,
+                               high=MAX_STEPS)
+    games: int = setting(200, "games per opponent, seat-rotated", low=1, high=10**7)
+    opponents: list[str] = setting(["random", "greedy", "expert"], "policy specs to play",
+                                   items=(1, 64))
+    final_games: int = setting(2000, "games per opponent at the end", low=1, high=10**7)
+    workers: int = setting(1, "evaluation processes", low=1, high=MAX_WORKERS)
 
 
 @dataclass(frozen=True)
@@ -193,12 +181,12 @@ class DistillConfig:
     ``positions`` positions of forecast players' games (``training.distill``); no teacher, no
     warm start."""
 
-    teacher: str | None = None
-    positions: int = field(default=40_000, metadata=POSITIVE)
-    epochs: int = field(default=8, metadata=POSITIVE)
-    batch_size: int = field(default=256, metadata=POSITIVE)
-    learning_rate: float = field(default=1e-3, metadata=POSITIVE)
-    workers: int = field(default=2, metadata=POSITIVE)
+    teacher: str | None = setting(None, "a policy spec, e.g. search:16; null: no warm start")
+    positions: int = setting(40_000, "positions labelled by the teacher", low=1, high=10**8)
+    epochs: int = setting(8, "passes over the positions", low=1, high=1000)
+    batch_size: int = setting(256, "minibatch size", low=1, high=10**7)
+    learning_rate: float = setting(1e-3, "Adam's step size", low=0, low_open=True, high=1)
+    workers: int = setting(2, "labelling processes", low=1, high=MAX_WORKERS)
 
 
 @dataclass(frozen=True)
@@ -208,15 +196,15 @@ class ActionValueConfig:
     (``training.action_values``); 0 games, no warm start. One game in
     ``ACTION_VALUE_VALIDATION_EVERY`` is held out, so a warm start needs at least that many."""
 
-    games: int = field(default=0, metadata=_rule(
-        lambda v: v == 0 or v >= ACTION_VALUE_VALIDATION_EVERY,
-        f"0 (no warm start) or at least {ACTION_VALUE_VALIDATION_EVERY} (one game in "
-        f"{ACTION_VALUE_VALIDATION_EVERY} is held out)"))
-    temperature: float = field(default=0.5, metadata=POSITIVE)
-    epochs: int = field(default=3, metadata=POSITIVE)
-    batch_size: int = field(default=1024, metadata=POSITIVE)
-    learning_rate: float = field(default=3e-4, metadata=POSITIVE)
-    workers: int = field(default=2, metadata=POSITIVE)
+    games: int = setting(0, f"explorer games, 0 (none) or at least "
+                         f"{ACTION_VALUE_VALIDATION_EVERY}", low=0, high=10**8)
+    temperature: float = setting(0.5, "the explorer's softmax temperature, in forecast points",
+                                 low=0, low_open=True, high=1000)
+    epochs: int = setting(3, "at most; the epoch best on held-out games is kept", low=1,
+                          high=1000)
+    batch_size: int = setting(1024, "minibatch size", low=1, high=10**7)
+    learning_rate: float = setting(3e-4, "Adam's step size", low=0, low_open=True, high=1)
+    workers: int = setting(2, "encoding processes", low=1, high=MAX_WORKERS)
 
 
 @dataclass(frozen=True)
@@ -226,44 +214,59 @@ class EndgameConfig:
     win share over ``deals`` playouts (``training.endgame``); 0 positions, no fit. One game in
     ``ENDGAME_VALIDATION_EVERY`` is held out to choose the epoch."""
 
-    positions: int = field(default=0, metadata=NON_NEGATIVE)
-    deals: int = field(default=8, metadata=POSITIVE)
-    epochs: int = field(default=8, metadata=POSITIVE)
-    batch_size: int = field(default=256, metadata=POSITIVE)
-    learning_rate: float = field(default=1e-3, metadata=POSITIVE)
-    workers: int = field(default=2, metadata=POSITIVE)
+    positions: int = setting(0, "positions after the last draw; 0: no fit", low=0, high=10**8)
+    deals: int = setting(8, "playouts per legal play", low=1, high=10**4)
+    epochs: int = setting(8, "at most; the epoch best on held-out games is kept", low=1,
+                          high=1000)
+    batch_size: int = setting(256, "minibatch size", low=1, high=10**7)
+    learning_rate: float = setting(1e-3, "Adam's step size", low=0, low_open=True, high=1)
+    workers: int = setting(2, "playout processes", low=1, high=MAX_WORKERS)
 
 
 @dataclass(frozen=True)
 class RLlibConfig:
-    num_env_runners: int = field(default=2, metadata=NON_NEGATIVE)
-    address: str | None = None
-    train_batch_size: int = field(default=4000, metadata=POSITIVE)
-    minibatch_size: int = field(default=500, metadata=POSITIVE)
-    num_learners: int = field(default=0, metadata=NON_NEGATIVE)
+    num_env_runners: int = setting(2, "rollout processes (0: sample in the driver)", low=0,
+                                   high=10**4)
+    address: str | None = setting(
+        None, "null starts a local Ray instance; \"auto\" or \"HOST:6379\" joins a running "
+        "cluster")
+    train_batch_size: int = setting(4000, "steps per training iteration", low=1, high=10**8)
+    minibatch_size: int = setting(500, "at most train_batch_size", low=1, high=10**8)
+    num_learners: int = setting(0, "learner processes; 0: learn in the driver process", low=0,
+                                high=1024)
 
 
 @dataclass(frozen=True)
 class TrainConfig:
-    game: str = field(metadata=_rule(lambda v: v in GAMES, f"one of {sorted(GAMES)}"))
-    num_players: int = field(metadata=POSITIVE)
-    game_options: dict[str, Any] = field(default_factory=dict)
-    seed: int = field(default=0, metadata=NON_NEGATIVE)
-    total_steps: int = field(default=1_000_000, metadata=POSITIVE)
-    out: str = "runs/train"
-    torch_threads: int = field(default=1, metadata=POSITIVE)
-    checkpoint_every_steps: int = field(default=100_000, metadata=POSITIVE)
-    env: EnvConfig = field(default_factory=EnvConfig)
-    ppo: PPOConfig = field(default_factory=PPOConfig)
-    network: NetworkConfig = field(default_factory=NetworkConfig)
-    opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
-    evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
-    distill: DistillConfig = field(default_factory=DistillConfig)
-    action_values: ActionValueConfig = field(default_factory=ActionValueConfig)
-    endgame: EndgameConfig = field(default_factory=EndgameConfig)
-    backend: str = field(default="sb3", metadata=_rule(
-        lambda v: v in BACKENDS, f"one of {list(BACKENDS)}"))
-    rllib: RLlibConfig = field(default_factory=RLlibConfig)
+    game: str = setting(REQUIRED, "the game", choices=tuple(sorted(GAMES)))
+    num_players: int = setting(REQUIRED, "players per game (the game's env card says which)",
+                               low=1, high=64)
+    game_options: dict[str, Any] = setting(
+        {}, "keyword arguments of the game's environment (its env card)", items=(0, 64))
+    seed: int = setting(0, "seeds the network, the games and the evaluations", low=0,
+                        high=MAX_SEED)
+    total_steps: int = setting(1_000_000, "learner decisions, summed over the parallel "
+                               "environments", low=1, high=MAX_STEPS)
+    out: str = setting("runs/train", "output folder")
+    torch_threads: int = setting(1, "torch threads; more stall on a busy 2-core machine",
+                                 low=1, high=MAX_WORKERS)
+    checkpoint_every_steps: int = setting(100_000, "learner steps between checkpoints", low=1,
+                                          high=MAX_STEPS)
+    env: EnvConfig = section(EnvConfig, "the games the learner plays")
+    ppo: PPOConfig = section(PPOConfig, "MaskablePPO's hyperparameters")
+    network: NetworkConfig = section(NetworkConfig, "the policy and value network")
+    opponents: OpponentsConfig = section(OpponentsConfig, "who sits in the other seats")
+    evaluation: EvaluationConfig = section(EvaluationConfig,
+                                           "seat-rotated matches against baselines")
+    distill: DistillConfig = section(DistillConfig, "Hungry: warm start by imitating a teacher")
+    action_values: ActionValueConfig = section(
+        ActionValueConfig, "Hungry: warm start by fitting action values to game outcomes")
+    endgame: EndgameConfig = section(EndgameConfig, "Hungry: fit the endgame head from playouts")
+    backend: str = setting("sb3", "sb3 (this machine) or rllib (Ray RLlib, one machine or a "
+                           "cluster)", choices=BACKENDS)
+    rllib: RLlibConfig = section(
+        RLlibConfig, "read only by the rllib backend, which ignores env, ppo.n_steps, "
+        "ppo.batch_size and checkpoint_every_steps")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -275,59 +278,152 @@ class TrainConfig:
 # -- parsing ----------------------------------------------------------------------------------
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a key given twice in one mapping (PyYAML keeps the last)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # merged keys may be overridden; that is what a merge is for
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, typing.Hashable):
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        f"found duplicate key {excerpt(key)}", key_node.start_mark)
+                seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
 def load_config(path: str | Path) -> TrainConfig:
-    """Read and check a YAML config file; every problem is a ``ValueError`` naming the key."""
+    """Read and check a YAML config file; every problem is a ``ValueError`` naming the file
+    and the key."""
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text())
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         raise ValueError(f"cannot read config {path}: {error}") from error
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"config {path} is larger than {MAX_FILE_BYTES} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"config {path} is not UTF-8 text: {error}") from error
+    try:
+        _check_yaml_depth(text)
+        raw = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a safe loader)
     except yaml.YAMLError as error:
         raise ValueError(f"config {path} is not valid YAML: {error}") from error
+    except ValueError as error:  # too deep, or an integer too long for int()
+        raise ValueError(f"config {path}: {_excerpt_text(str(error), MESSAGE_CHARS)}") \
+            from error
     try:
         return config_from_dict(raw)
     except ValueError as error:
         raise ValueError(f"config {path}: {error}") from error
 
 
+def _check_yaml_depth(text: str) -> None:
+    """Refuse nesting deeper than ``MAX_DEPTH`` from the parser's events, before PyYAML's
+    recursive composer would reach Python's recursion limit."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ValueError(f"the config nests deeper than {MAX_DEPTH} levels (line "
+                                 f"{event.start_mark.line + 1})")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
 def config_from_dict(raw: Any) -> TrainConfig:
+    """Check a parsed config; every problem is a ``ValueError`` naming the key path."""
+    _check_size(raw)
     config = _build(TrainConfig, raw, "")
     _check_consistency(config)
     return config
 
 
+def _check_size(raw: Any) -> None:
+    """Refuse a config with more than ``MAX_VALUES`` values or nested deeper than
+    ``MAX_DEPTH``, before anything walks it recursively (aliases count once per use)."""
+    stack = [(raw, "", 0)]
+    count = 0
+    while stack:
+        value, path, depth = stack.pop()
+        count += 1
+        if count > MAX_VALUES:
+            raise ValueError(f"the config holds more than {MAX_VALUES} values (a YAML alias "
+                             f"counts once per use)")
+        if depth > MAX_DEPTH:
+            raise ValueError(f"the config nests deeper than {MAX_DEPTH} levels, at "
+                             f"{_excerpt_text(path)}")
+        if isinstance(value, Mapping):
+            children = [(v, f"{path}.{_key(k)}" if path else _key(k))
+                        for k, v in value.items()]
+        elif isinstance(value, list | tuple | set):
+            children = [(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        else:
+            continue
+        stack += [(child, child_path, depth + 1) for child, child_path in children]
+
+
 def _build(cls: type, raw: Any, prefix: str) -> Any:
     if not isinstance(raw, Mapping):
         where = prefix.rstrip(".") or "the config"
-        raise ValueError(f"{where} must be a mapping, got {raw!r}")
+        raise ValueError(f"{where} must be a mapping, got {excerpt(raw)}")
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = [key for key in raw if key not in fields]
     if unknown:
-        raise ValueError(f"unknown key {prefix}{unknown[0]}; known keys: {sorted(fields)}")
+        raise ValueError(f"unknown key {prefix}{_key(unknown[0])}; known keys: {sorted(fields)}")
     hints = typing.get_type_hints(cls)
     values = {}
     for name, spec in fields.items():
         path = f"{prefix}{name}"
         if name not in raw:
-            if spec.default is dataclasses.MISSING and spec.default_factory is dataclasses.MISSING:
+            if spec.default is REQUIRED and spec.default_factory is REQUIRED:
                 raise ValueError(f"missing key {path}")
             continue
         kind = hints[name]
         if dataclasses.is_dataclass(kind):
             values[name] = _build(kind, raw[name], f"{path}.")
         else:
-            values[name] = _check_value(path, raw[name], kind, spec.metadata)
+            values[name] = _check_value(path, raw[name], kind, spec.metadata["rule"])
     return cls(**values)
 
 
-def _check_value(path: str, value: Any, kind: Any, rule: Mapping[str, Any]) -> Any:
-    requirement = rule.get("requirement")
+def _check_value(path: str, value: Any, kind: Any, rule: Rule) -> Any:
     if not _has_type(value, kind):
-        wanted = f"{_type_name(kind)}" + (f", {requirement}" if requirement else "")
-        raise ValueError(f"{path} must be {wanted}, got {value!r}")
-    if rule and not rule["check"](value):
-        raise ValueError(f"{path} must be {requirement}, got {value!r}")
-    return float(value) if kind is float else value
+        raise ValueError(f"{path} must be {requirement(kind, rule)}, got {excerpt(value)}")
+    if rule.items is not None and not rule.items[0] <= len(value) <= rule.items[1]:
+        raise ValueError(f"{path} must be {requirement(kind, rule)}, got {len(value)} items")
+    origin = typing.get_origin(kind)
+    if origin is list:
+        members = [(f"{path}[{i}]", item) for i, item in enumerate(value)]
+    elif origin is dict:
+        members = [(f"{path}[{excerpt(key)}]", item) for key, item in value.items()]
+    else:
+        members = [(path, value)]
+    for where, item in members:
+        if not _within(item, rule):
+            wanted = requirement(kind, rule) if where == path else _bounds_text(rule)
+            raise ValueError(f"{where} must be {wanted}, got {excerpt(item)}")
+    if kind is float:
+        return float(value)
+    if origin is dict and typing.get_args(kind)[1] is float:
+        return {key: float(item) for key, item in value.items()}
+    return value
+
+
+def _within(value: Any, rule: Rule) -> bool:
+    if rule.choices and value not in rule.choices:
+        return False
+    if rule.low is not None and (value < rule.low or (rule.low_open and value == rule.low)):
+        return False
+    return rule.high is None or value <= rule.high
 
 
 def _has_type(value: Any, kind: Any) -> bool:
@@ -341,8 +437,9 @@ def _has_type(value: Any, kind: Any) -> bool:
     if kind is int:
         return isinstance(value, int) and not isinstance(value, bool)
     if kind is float:
-        return (isinstance(value, int | float) and not isinstance(value, bool)
-                and math.isfinite(value))
+        if isinstance(value, int) and not isinstance(value, bool):
+            return abs(value) <= 1e300  # a float can hold it
+        return isinstance(value, float) and math.isfinite(value)
     if kind is str:
         return isinstance(value, str)
     if origin is list:
@@ -357,15 +454,114 @@ def _has_type(value: Any, kind: Any) -> bool:
     raise TypeError(f"no check for type {kind}")
 
 
-def _type_name(kind: Any) -> str:
-    if typing.get_origin(kind) is list:
-        return f"a list of {_type_name(typing.get_args(kind)[0])}"
-    if typing.get_origin(kind) is dict:
-        return "a mapping"
+def requirement(kind: Any, rule: Rule) -> str:
+    """What a field accepts, in words: its type and its bounds."""
+    origin = typing.get_origin(kind)
+    if origin is list or origin is dict:
+        length = ""
+        if rule.items is not None:
+            low, high = rule.items
+            length = f"{low} to {high} " if low else f"at most {high} "
+        if origin is list:
+            item = _type_name(typing.get_args(kind)[0], plural=True)
+            text = f"a list of {length}{item}"
+        else:
+            key, item = (_type_name(k, plural=True) for k in typing.get_args(kind))
+            text = f"a mapping of {length}{key} to {item}"
+        bounds = _bounds_text(rule)
+        return f"{text}, each {bounds}" if bounds else text
+    if rule.choices:
+        return _bounds_text(rule)
+    bounds = _bounds_text(rule)
+    name = _type_name(kind)
+    return f"{name} in {bounds.removeprefix('in ')}" if bounds else name
+
+
+def _bounds_text(rule: Rule) -> str:
+    if rule.choices:
+        return f"one of {list(rule.choices)}"
+    if rule.low is None and rule.high is None:
+        return ""
+    low = "(-inf" if rule.low is None else f"{'(' if rule.low_open else '['}{rule.low}"
+    high = "inf)" if rule.high is None else f"{rule.high}]"
+    return f"in {low}, {high}"
+
+
+def _type_name(kind: Any, plural: bool = False) -> str:
     if isinstance(kind, types.UnionType):
-        return " or ".join(_type_name(k) for k in typing.get_args(kind))
-    return {bool: "true or false", int: "an integer", float: "a number", str: "a string",
-            type(None): "null"}.get(kind, str(kind))
+        return " or ".join(_type_name(k, plural) for k in typing.get_args(kind))
+    if typing.get_origin(kind) in (list, dict):
+        return "lists" if plural else "a list"
+    names = {bool: ("true or false", "true or false"), int: ("an integer", "integers"),
+             float: ("a number", "numbers"), str: ("a string", "strings"),
+             type(None): ("null", "null"), Any: ("any value", "any values")}
+    return names[kind][plural]
+
+
+_EXCERPT = reprlib.Repr()
+_EXCERPT.maxlevel, _EXCERPT.maxlist, _EXCERPT.maxdict = 2, 4, 4
+_EXCERPT.maxtuple, _EXCERPT.maxset, _EXCERPT.maxfrozenset = 4, 4, 4
+_EXCERPT.maxstring, _EXCERPT.maxother, _EXCERPT.maxlong = 40, 40, 40
+EXCERPT_CHARS = 80
+MESSAGE_CHARS = 400  # another module's error message, quoted in ours
+
+
+def excerpt(value: Any) -> str:
+    """A short repr of a value for an error message: bounded whatever the value's size, depth
+    or sharing (a YAML alias bomb), never the full repr."""
+    try:
+        text = _EXCERPT.repr(value)
+    except (ValueError, RecursionError):  # an int with too many digits for str()
+        text = f"<{type(value).__name__}>"
+    return _excerpt_text(text)
+
+
+def _excerpt_text(text: str, limit: int = EXCERPT_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _key(key: Any) -> str:
+    return key if isinstance(key, str) else excerpt(key)
+
+
+# -- documentation ----------------------------------------------------------------------------
+
+
+def config_reference() -> str:
+    """``docs/config.md``: every key of the schema with its default, what it accepts and what
+    it is for."""
+    lines = ["# Training config reference", "",
+             "Generated from the schema in `hunger_rl/training/config.py` by `python -m "
+             "hunger_rl.training.config > docs/config.md`; a test checks it is current.", "",
+             "A config file is a YAML mapping of the keys below. `game` and `num_players` are "
+             "required; every other key has the default shown. A key not listed, or a value "
+             "of another type or out of bounds, is an error naming the key.", ""]
+    lines += _reference_table(TrainConfig, "")
+    return "\n".join(lines) + "\n"
+
+
+def _reference_table(cls: type, prefix: str) -> list[str]:
+    hints = typing.get_type_hints(cls)
+    rows = ["| key | default | accepts | meaning |", "| --- | --- | --- | --- |"]
+    sections = []
+    for spec in dataclasses.fields(cls):
+        rule, kind = spec.metadata["rule"], hints[spec.name]
+        if dataclasses.is_dataclass(kind):
+            sections.append((spec.name, kind, rule))
+            continue
+        if spec.default is not REQUIRED:
+            default = f"`{json.dumps(spec.default)}`"
+        elif spec.default_factory is not REQUIRED:
+            default = f"`{json.dumps(spec.default_factory())}`"
+        else:
+            default = "required"
+        rows.append(f"| `{prefix}{spec.name}` | {default} | {requirement(kind, rule)} | "
+                    f"{rule.doc} |")
+    lines = [*rows, ""]
+    for name, kind, rule in sections:
+        lines += [f"## `{prefix}{name}`", "", f"{rule.doc[0].upper()}{rule.doc[1:]}.", ""]
+        lines += _reference_table(kind, f"{prefix}{name}.")
+    return lines
 
 
 def _check_consistency(config: TrainConfig) -> None:
@@ -380,8 +576,10 @@ def _check_consistency(config: TrainConfig) -> None:
             game, "parallel_env") else game.raw_env(
             num_players=config.num_players, **config.game_options)
     except (TypeError, ValueError) as error:
-        raise ValueError(f"game_options or num_players rejected by {config.game}: {error}") \
-            from error
+        raise ValueError(f"game_options or num_players rejected by {config.game}: "
+                         f"{_excerpt_text(str(error), MESSAGE_CHARS)}") from error
+    if not sum(config.opponents.weights.values()) > 0:
+        raise ValueError("opponents.weights must have a positive sum")
     for section, specs in (("opponents.weights", list(config.opponents.weights)),
                            ("evaluation.opponents", config.evaluation.opponents)):
         for spec in specs:
@@ -390,7 +588,8 @@ def _check_consistency(config: TrainConfig) -> None:
             try:
                 make_policy(spec, config.game, config.num_players)
             except (OSError, ValueError) as error:
-                raise ValueError(f"{section}: unknown opponent {spec!r}: {error}") from error
+                raise ValueError(f"{section}: unknown opponent {excerpt(spec)}: "
+                                 f"{_excerpt_text(str(error), MESSAGE_CHARS)}") from error
     if config.network.action_scorer and config.backend != "sb3":
         raise ValueError("network.action_scorer applies to the sb3 backend only")
     if config.network.endgame_head and not config.network.action_scorer:
@@ -413,8 +612,14 @@ def _check_consistency(config: TrainConfig) -> None:
         try:
             make_policy(config.distill.teacher, config.game, config.num_players)
         except (OSError, ValueError) as error:
-            raise ValueError(f"distill.teacher: {error}") from error
+            raise ValueError(f"distill.teacher: {_excerpt_text(str(error), MESSAGE_CHARS)}") \
+                from error
     if config.action_values.games:
+        if config.action_values.games < ACTION_VALUE_VALIDATION_EVERY:
+            raise ValueError(
+                f"action_values.games must be 0 (no warm start) or at least "
+                f"{ACTION_VALUE_VALIDATION_EVERY} (one game in {ACTION_VALUE_VALIDATION_EVERY} "
+                f"is held out), got {config.action_values.games}")
         if config.game != "hungry" or config.backend != "sb3":
             raise ValueError("action_values applies to hungry with the sb3 backend only")
         if config.distill.teacher is not None:
@@ -441,3 +646,7 @@ def _check_consistency(config: TrainConfig) -> None:
         raise ValueError(
             f"ppo.batch_size ({config.ppo.batch_size}) must divide ppo.n_steps x env.n_envs "
             f"({rollout}), so that no minibatch is truncated")
+
+
+if __name__ == "__main__":
+    print(config_reference(), end="")

@@ -5,7 +5,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hunger_rl.training.config import config_from_dict, load_config
+from hunger_rl.training.config import (
+    EXCERPT_CHARS,
+    MESSAGE_CHARS,
+    config_from_dict,
+    config_reference,
+    excerpt,
+    load_config,
+)
 
 CONFIGS = sorted((Path(__file__).parents[2] / "configs").glob("*.yaml"))
 MINIMAL = {"game": "hungry", "num_players": 2}
@@ -33,19 +40,30 @@ def test_defaults_fill_missing_sections():
     ("changes", "message"),
     [
         ({"ppo": {"learning_rate": "fast"}},
-         "ppo.learning_rate must be a number, a positive number, got 'fast'"),
+         "ppo.learning_rate must be a number in (0, 1], got 'fast'"),
         ({"ppo": {"learnig_rate": 0.1}}, "unknown key ppo.learnig_rate"),
         ({"epochs": 3}, "unknown key epochs"),
-        ({"env": {"n_envs": 0}}, "env.n_envs must be a positive number, got 0"),
+        ({"env": {"n_envs": 0}}, "env.n_envs must be an integer in [1, 4096], got 0"),
         ({"env": {"n_envs": 2.5}}, "env.n_envs must be an integer"),
         ({"env": {"vec_env": "threads"}}, "env.vec_env must be one of"),
         ({"env": {"batched": "yes"}}, "env.batched must be true or false"),
         ({"ppo": {"gamma": 1.5}}, "ppo.gamma must be a number in [0, 1]"),
-        ({"network": {"hidden": []}}, "network.hidden must be a non-empty list"),
-        ({"network": {"hidden": [64, "wide"]}}, "network.hidden must be a list of an integer"),
+        ({"network": {"hidden": []}}, "network.hidden must be a list of 1 to 16 integers"),
+        ({"network": {"hidden": [64, "wide"]}}, "network.hidden must be a list of 1 to 16 int"),
+        ({"network": {"hidden": [64, 0]}}, "network.hidden[1] must be in [1, 4096], got 0"),
         ({"network": {"activation": "gelu"}}, "network.activation must be one of"),
         ({"network": 5}, "network must be a mapping"),
-        ({"opponents": {"weights": {"random": -1}}}, "opponents.weights must be"),
+        ({"opponents": {"weights": {"random": -1}}},
+         "opponents.weights['random'] must be in [0, 1000000], got -1"),
+        ({"opponents": {"weights": {"random": 0}}}, "opponents.weights must have a positive sum"),
+        # Defect 7: upper bounds, each naming its key.
+        ({"seed": 2**32}, "seed must be an integer in [0, 2147483647], got 4294967296"),
+        ({"env": {"n_envs": 10**7}}, "env.n_envs must be an integer in [1, 4096], got 10000000"),
+        ({"opponents": {"weights": {"random": 1e308, "greedy": 1e308}}},
+         "opponents.weights['random'] must be in [0, 1000000], got 1e+308"),
+        ({"total_steps": 10**10}, "total_steps must be an integer in [1, 1000000000]"),
+        ({"ppo": {"learning_rate": float("nan")}}, "ppo.learning_rate must be a number in"),
+        ({"evaluation": {"workers": 10**6}}, "evaluation.workers must be an integer in [1, 256]"),
         ({"opponents": {"weights": {"wizard": 1}}}, "opponents.weights: unknown opponent"),
         ({"evaluation": {"opponents": ["expert", "oracle"]}},
          "evaluation.opponents: unknown opponent 'oracle'"),
@@ -82,3 +100,105 @@ def test_bad_files(tmp_path):
     wrong_key.write_text(yaml.safe_dump({**MINIMAL, "ppo": {"lr": 1}}))
     with pytest.raises(ValueError, match=r"wrong.yaml: unknown key ppo.lr; known keys: \["):
         load_config(wrong_key)
+
+
+def write(tmp_path, text, name="config.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def alias_bomb(levels=9):
+    """The classic "billion laughs": each level lists nine aliases of the one before."""
+    lines = ['l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"l{i}: &l{i} [" + ",".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, levels)]
+    return lines
+
+
+@pytest.mark.parametrize("where", ["seed", "game_options"])
+def test_an_alias_bomb_fails_fast_with_a_short_message(tmp_path, where):
+    bomb = alias_bomb()
+    if where == "seed":
+        text = "\n".join(["game: hungry", "num_players: 2", "x:", *("  " + b for b in bomb),
+                          "seed: *l8", ""])
+    else:
+        text = "\n".join(["game: hungry", "num_players: 2", "game_options:",
+                          *("  " + b for b in bomb), ""])
+    assert len(text.encode()) < 500  # 9**9 values once the aliases are expanded
+    with pytest.raises(ValueError, match="holds more than 10000 values") as error:
+        load_config(write(tmp_path, text))
+    assert len(str(error.value)) < 200
+
+
+def test_a_bad_value_shows_a_bounded_excerpt():
+    bomb = ["lol"] * 9
+    for _ in range(9):
+        bomb = [bomb] * 9
+    assert len(excerpt(bomb)) <= EXCERPT_CHARS
+    huge = ["x" * 1000] * 1000
+    with pytest.raises(ValueError, match="seed must be an integer") as error:
+        config_from_dict({**MINIMAL, "seed": huge})
+    assert len(str(error.value)) < 60 + EXCERPT_CHARS
+    with pytest.raises(ValueError, match="seed must be an integer") as error:
+        config_from_dict({**MINIMAL, "seed": 10**3000})
+    assert len(str(error.value)) < 60 + EXCERPT_CHARS
+    with pytest.raises(ValueError, match="game_options or num_players rejected") as error:
+        config_from_dict({**MINIMAL, "game_options": {"x" * 5000: 1}})
+    assert len(str(error.value)) < 60 + MESSAGE_CHARS
+
+
+@pytest.mark.parametrize("opener", ["[", "{a: "])
+def test_deep_nesting_is_a_clear_error(tmp_path, opener):
+    closer = "]" if opener == "[" else "}"
+    text = f"game: hungry\nnum_players: 2\ngame_options: {{x: {opener * 1000}1{closer * 1000}}}\n"
+    with pytest.raises(ValueError, match=r"nests deeper than 12 levels \(line 3\)"):
+        load_config(write(tmp_path, text))
+    deep = 1
+    for _ in range(1000):
+        deep = [deep]
+    with pytest.raises(ValueError, match=r"nests deeper than 12 levels, at game_options.x\[0\]"):
+        config_from_dict({**MINIMAL, "game_options": {"x": deep}})
+
+
+def test_duplicate_keys_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="found duplicate key 'seed'"):
+        load_config(write(tmp_path, "game: hungry\nnum_players: 2\nseed: 1\nseed: 2\n"))
+    with pytest.raises(ValueError, match="found duplicate key 'n_envs'"):
+        load_config(write(tmp_path, "game: hungry\nnum_players: 2\n"
+                                    "env: {n_envs: 2, n_envs: 4}\n"))
+    # A merge key's values may be overridden: that is what a merge is for.
+    merged = load_config(write(tmp_path, "game: hungry\nnum_players: 2\n"
+                                         "env: {<<: {n_envs: 2}, n_envs: 4}\n"))
+    assert merged.env.n_envs == 4
+
+
+def test_non_utf8_and_oversized_files_name_the_file(tmp_path):
+    latin = tmp_path / "latin1.yaml"
+    latin.write_bytes("game: hungry\nnum_players: 2\nout: caf\xe9\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"config .*latin1.yaml is not UTF-8 text"):
+        load_config(latin)
+    big = write(tmp_path, "# " + "x" * (1 << 20) + "\n", "big.yaml")
+    with pytest.raises(ValueError, match=r"config .*big.yaml is larger than 1048576 bytes"):
+        load_config(big)
+
+
+def test_an_integer_too_long_for_int_is_a_clear_error(tmp_path):
+    path = write(tmp_path, "game: hungry\nnum_players: 2\nseed: " + "9" * 5000 + "\n")
+    with pytest.raises(ValueError, match=r"config .*config.yaml: Exceeds the limit"):
+        load_config(path)
+
+
+def test_the_config_reference_is_generated_from_the_schema():
+    """docs/config.md is the schema's own rendering: regenerate it with
+    ``python -m hunger_rl.training.config > docs/config.md`` after a schema change."""
+    reference = Path(__file__).parents[2] / "docs" / "config.md"
+    assert reference.read_text() == config_reference()
+
+
+def test_the_reference_shows_the_defaults_the_code_uses():
+    defaults = config_from_dict(MINIMAL)
+    reference = config_reference()
+    assert f"| `total_steps` | `{defaults.total_steps}` |" in reference
+    assert defaults.total_steps == 1_000_000
+    assert f"| `ppo.learning_rate` | `{defaults.ppo.learning_rate}` | a number in (0, 1] |" \
+        in reference
