@@ -10,7 +10,10 @@ or samples from them when ``deterministic=False``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
+import reprlib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -20,10 +23,11 @@ import numpy as np
 import torch
 from gymnasium import spaces
 from safetensors import SafetensorError
-from safetensors.torch import load_file, safe_open, save_file
+from safetensors.torch import load_file, safe_open, save
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 
+from hunger_rl.envs import GAMES
 from hunger_rl.policies.base import Observation, Policy
 from hunger_rl.policies.hungry_endgame import EndgameHead
 from hunger_rl.training.features import make_encoder
@@ -32,6 +36,7 @@ FORMAT = "hunger-rl-policy/1"
 POLICY_FILE = "policy.safetensors"
 METADATA_KEY = "hunger_rl"
 ACTIVATION_FUNCTIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
+WEIGHT_DTYPE = "F32"  # safetensors' name for float32, the dtype of every saved weight
 
 
 @dataclass(frozen=True)
@@ -56,8 +61,11 @@ class PolicyMetadata:
 
 def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
     """The untrained network that ``metadata`` describes, as MaskablePPO builds it."""
-    encoder = make_encoder(metadata.game, metadata.num_players, metadata.game_options,
-                           metadata.features)
+    try:
+        encoder = make_encoder(metadata.game, metadata.num_players, metadata.game_options,
+                               metadata.features)
+    except (TypeError, ValueError) as error:  # a player count or option the game refuses
+        raise ValueError(f"no {metadata.game} encoder for this policy: {error}") from error
     if encoder.size != metadata.observation_size:
         raise ValueError(
             f"a {metadata.game} observation for {metadata.num_players} players encodes to "
@@ -256,46 +264,163 @@ def network_weights(network: torch.nn.Module) -> dict[str, np.ndarray]:
 
 
 def save_policy(path: str | Path, network: torch.nn.Module, metadata: PolicyMetadata) -> Path:
-    """Write the network's weights and ``metadata`` to one safetensors file."""
+    """Write the network's weights and ``metadata`` to one safetensors file, atomically."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tensors = {k: v.detach().cpu().contiguous() for k, v in network.state_dict().items()}
     header = {"format": FORMAT, METADATA_KEY: json.dumps(asdict(metadata))}
-    save_file(tensors, str(path), metadata=header)
+    write_atomically(path, save(tensors, metadata=header))
+    return path
+
+
+def write_atomically(path: str | Path, data: bytes | str) -> Path:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename, so
+    that a reader, or a run killed mid-write, finds the old file or the new one, never part."""
+    path = Path(path)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(data.encode() if isinstance(data, str) else data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
     return path
 
 
 def read_metadata(path: str | Path) -> PolicyMetadata:
-    """The metadata of a policy file (or of a folder holding ``policy.safetensors``)."""
+    """The metadata of a policy file (or of a folder holding ``policy.safetensors``), checked
+    field by field and against the shapes of the file's tensors (read from its header, without
+    loading them), so that nothing is built from sizes the weights do not have."""
     path = _policy_file(path)
     try:
         with safe_open(str(path), framework="pt") as handle:
             header = handle.metadata() or {}
+            tensors = {name: (tuple(handle.get_slice(name).get_shape()),
+                              handle.get_slice(name).get_dtype())
+                       for name in handle.keys()}  # noqa: SIM118 (the handle is not iterable)
     except (SafetensorError, OSError, ValueError) as error:
         raise ValueError(f"{path} is not a readable policy file: {error}") from error
     if header.get("format") != FORMAT:
         raise ValueError(f"{path} is not a hunger-rl policy file (format "
-                         f"{header.get('format')!r}, expected {FORMAT!r})")
+                         f"{_short(header.get('format'))}, expected {FORMAT!r})")
     try:
-        return PolicyMetadata(**json.loads(header[METADATA_KEY]))
-    except (KeyError, TypeError, json.JSONDecodeError) as error:
+        fields = json.loads(header[METADATA_KEY])
+    except (KeyError, ValueError, RecursionError) as error:  # ValueError: JSON, a huge int
+        raise ValueError(f"{path}: corrupt policy metadata: {_short(error)}") from error
+    try:
+        metadata = _checked_metadata(fields)
+        _check_tensor_shapes(metadata, tensors)
+    except ValueError as error:
         raise ValueError(f"{path}: corrupt policy metadata: {error}") from error
+    return metadata
+
+
+def _checked_metadata(fields: Any) -> PolicyMetadata:
+    if not isinstance(fields, dict):
+        raise ValueError(f"expected a JSON object, got {_short(fields)}")
+    known = {f.name for f in dataclasses.fields(PolicyMetadata)}
+    unknown = sorted(str(key) for key in fields if key not in known)
+    if unknown:
+        raise ValueError(f"unknown keys {_short(unknown)}")
+    try:
+        metadata = PolicyMetadata(**fields)
+    except TypeError as error:  # a required key is missing
+        raise ValueError(str(error)) from error
+
+    def check(name: str, valid: bool, wanted: str) -> None:
+        if not valid:
+            raise ValueError(f"{name} must be {wanted}, got {_short(getattr(metadata, name))}")
+
+    def count(value: Any, low: int = 1) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+    check("game", isinstance(metadata.game, str) and metadata.game in GAMES,
+          f"one of {sorted(GAMES)}")
+    check("num_players", count(metadata.num_players), "a positive integer")
+    check("observation_size", count(metadata.observation_size), "a positive integer")
+    check("num_actions", count(metadata.num_actions), "a positive integer")
+    check("hidden", isinstance(metadata.hidden, list) and len(metadata.hidden) > 0
+          and all(count(width) for width in metadata.hidden),
+          "a non-empty list of positive integers")
+    check("activation", isinstance(metadata.activation, str)
+          and metadata.activation in ACTIVATION_FUNCTIONS,
+          f"one of {sorted(ACTIVATION_FUNCTIONS)}")
+    check("game_options", isinstance(metadata.game_options, dict)
+          and all(isinstance(key, str) for key in metadata.game_options),
+          "a mapping of option names")
+    for flag in ("features", "action_scorer", "endgame_head"):
+        check(flag, isinstance(getattr(metadata, flag), bool), "true or false")
+    check("steps", count(metadata.steps, low=0), "a non-negative integer")
+    check("extra", isinstance(metadata.extra, dict), "a mapping")
+    return metadata
+
+
+def _check_tensor_shapes(metadata: PolicyMetadata,
+                         tensors: Mapping[str, tuple[tuple[int, ...], str]]) -> None:
+    """The sizes in the metadata are the ones the file's tensors have: the layers of both MLPs
+    (``hidden``, from ``observation_size``) and the action head (``num_actions``). Every other
+    part of the network has a size fixed by the game, so the network built from checked
+    metadata is no larger than the file."""
+    prefix = "mlp_extractor.mlp." if metadata.action_scorer else "mlp_extractor."
+    expected = {"action_net.bias": (metadata.num_actions,)}
+    for net in ("policy_net", "value_net"):
+        inputs = metadata.observation_size
+        for layer, width in enumerate(metadata.hidden):
+            expected[f"{prefix}{net}.{2 * layer}.weight"] = (width, inputs)
+            inputs = width
+        beyond = f"{prefix}{net}.{2 * len(metadata.hidden)}.weight"
+        if beyond in tensors:
+            raise ValueError(f"hidden {metadata.hidden} has {len(metadata.hidden)} layers, "
+                             f"the file has more ({beyond})")
+    for name, shape in expected.items():
+        found = tensors.get(name, (None, None))[0]
+        if found != shape:
+            raise ValueError(
+                f"observation_size {metadata.observation_size}, hidden {_short(metadata.hidden)}"
+                f" and num_actions {metadata.num_actions} make {name} of shape {shape}; the "
+                f"file's is {found}")
+    others = sorted({dtype for _, dtype in tensors.values()} - {WEIGHT_DTYPE})
+    if others:
+        raise ValueError(f"weights must be {WEIGHT_DTYPE}, the file has {others}")
+
+
+def read_weights(path: str | Path) -> dict[str, torch.Tensor]:
+    """The tensors of a policy file whose metadata :func:`read_metadata` checked; all finite."""
+    path = _policy_file(path)
+    try:
+        weights = load_file(str(path))
+    except (SafetensorError, OSError) as error:
+        raise ValueError(f"{path}: corrupt policy weights: {error}") from error
+    for name, tensor in weights.items():
+        if not torch.isfinite(tensor).all():
+            raise ValueError(f"{path}: tensor {name} holds NaN or infinite weights")
+    return weights
 
 
 def load_policy(path: str | Path, game: str, num_players: int,
                 deterministic: bool = True) -> LearnedPolicy:
     """Load a trained policy for ``game`` with ``num_players``; a clear error if it is for
-    another game or player count, or if the file is not a policy file."""
+    another game or player count, or if the file is not a policy file, its metadata does not
+    describe its tensors, or a weight is not finite."""
     metadata = read_metadata(path)
     if (metadata.game, metadata.num_players) != (game, num_players):
         raise ValueError(
             f"{path} holds a policy for {metadata.game} with {metadata.num_players} players, "
             f"not for {game} with {num_players} players")
+    return LearnedPolicy.from_weights(metadata, read_weights(path), deterministic,
+                                      name=str(path))
+
+
+def _short(value: Any) -> str:
+    """A bounded repr for an error message about a file's contents."""
     try:
-        weights = load_file(str(_policy_file(path)))
-    except (SafetensorError, OSError) as error:
-        raise ValueError(f"{path}: corrupt policy weights: {error}") from error
-    return LearnedPolicy.from_weights(metadata, weights, deterministic, name=str(path))
+        text = str(value) if isinstance(value, BaseException) else reprlib.repr(value)
+    except ValueError:  # an int with too many digits for str()
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _policy_file(path: str | Path) -> Path:
