@@ -61,7 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     train = commands.add_parser("train", help="self-play PPO from a YAML config (SB3 or Ray RLlib)")
     train.add_argument("config", help="a config file, e.g. configs/hungry_2p.yaml")
-    train.add_argument("--resume", help="a checkpoint folder (OUT/checkpoints/step_N)")
+    train.add_argument("--resume", help="a checkpoint folder (OUT/checkpoints/step_N), or a run "
+                       "folder OUT: its newest complete checkpoint")
     train.add_argument("--total-steps", type=_positive_int, help="override total_steps")
     train.add_argument("--out", help="override the output folder")
     train.add_argument("--final-games", type=_positive_int,

@@ -67,7 +67,13 @@ except ImportError as error:
         "the rllib backend needs Ray RLlib: pip install 'hunger-rl[rllib]'") from error
 
 from hunger_rl.envs.hungry.view import HungryView
-from hunger_rl.policies.learned import POLICY_FILE, LearnedPolicy, PolicyMetadata, save_policy
+from hunger_rl.policies.learned import (
+    POLICY_FILE,
+    LearnedPolicy,
+    PolicyMetadata,
+    save_policy,
+    write_atomically,
+)
 from hunger_rl.policies.registry import make_policy
 from hunger_rl.training.config import SELF_PLAY, TrainConfig
 from hunger_rl.training.features import observation_scale
@@ -509,7 +515,7 @@ def train_rllib(config: TrainConfig, progress: bool = True) -> list[dict[str, An
         algorithm.stop()
         if own_ray:
             ray.shutdown()
-    (out / "policy.json").write_text(json.dumps(dataclasses.asdict(final_metadata), indent=1))
+    write_atomically(out / "policy.json", json.dumps(dataclasses.asdict(final_metadata), indent=1))
     train_seconds = time.perf_counter() - started
     table = evaluate_policy(config, policy_path, config.evaluation.final_games,
                             seed=config.seed + 1_000_003, progress=progress)

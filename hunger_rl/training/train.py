@@ -40,6 +40,7 @@ from hunger_rl.policies.learned import (
     network_weights,
     policy_class_and_kwargs,
     save_policy,
+    write_atomically,
 )
 from hunger_rl.training.action_values import (
     encode_samples,
@@ -47,7 +48,13 @@ from hunger_rl.training.action_values import (
     fit_action_values,
 )
 from hunger_rl.training.batched_vec_env import make_batched_vec_env
-from hunger_rl.training.checkpoint import TrainingState, load_checkpoint, save_checkpoint
+from hunger_rl.training.checkpoint import (
+    HISTORY_FIELDS,
+    TrainingState,
+    checkpoint_folder,
+    load_checkpoint,
+    save_checkpoint,
+)
 from hunger_rl.training.config import TrainConfig
 from hunger_rl.training.distill import fit_to_teacher, game_positions, label_positions
 from hunger_rl.training.endgame import endgame_positions, fit_endgame_head, play_values
@@ -56,7 +63,7 @@ from hunger_rl.training.features import make_encoder
 from hunger_rl.training.selfplay import OpponentPool
 from hunger_rl.training.single_agent import make_single_agent_env
 
-CURVE_FIELDS = ("steps", "opponent", "games", "win_share", "ci_low", "ci_high")
+CURVE_FIELDS = tuple(HISTORY_FIELDS)
 
 
 def prepare_output(config: TrainConfig) -> Path:
@@ -70,7 +77,8 @@ def prepare_output(config: TrainConfig) -> Path:
 
 def train(config: TrainConfig, resume: str | Path | None = None,
           progress: bool = True) -> list[dict[str, Any]]:
-    """Train as ``config`` says (continuing ``resume`` if given); return the final table."""
+    """Train as ``config`` says (continuing ``resume``, a checkpoint or a run folder, if
+    given); return the final table."""
     started = time.perf_counter()
     out = prepare_output(config)
 
@@ -139,8 +147,8 @@ def train(config: TrainConfig, resume: str | Path | None = None,
 
     # 4. Final artefacts: policy, checkpoint, evaluation table, learning curve.
     policy_path = save_policy(out / POLICY_FILE, model.policy, _with_steps(metadata, state.steps))
-    (out / "policy.json").write_text(json.dumps(asdict(_with_steps(metadata, state.steps)),
-                                                indent=1))
+    write_atomically(out / "policy.json",
+                     json.dumps(asdict(_with_steps(metadata, state.steps)), indent=1))
     _save_checkpoint(out, model, metadata, state, config)
     train_seconds = time.perf_counter() - started
     table = evaluate_policy(config, policy_path, config.evaluation.final_games,
@@ -304,7 +312,7 @@ def _next_multiple(value: int, every: int) -> int:
 
 def _save_checkpoint(out: Path, model: MaskablePPO, metadata: PolicyMetadata,
                      state: TrainingState, config: TrainConfig) -> Path:
-    return save_checkpoint(out / "checkpoints" / f"step_{state.steps:09d}", model.policy,
+    return save_checkpoint(checkpoint_folder(out, state.steps), model.policy,
                            model.policy.optimizer, _with_steps(metadata, state.steps), state,
                            config.to_dict())
 

@@ -1,6 +1,7 @@
 """End-to-end training on a tiny config: artefacts, policy loading, resume, bad checkpoints."""
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -87,6 +88,21 @@ def test_resume_continues_the_step_count(trained, tmp_path):
     state = json.loads((tmp_path / "checkpoints" / "step_000000768" / "state.json").read_text())
     assert [entry["steps"] for entry in state["history"]][:2] == [256, 256]
     assert not (tmp_path / "checkpoints" / "step_000000256").exists()
+
+
+def test_resume_from_a_run_folder_takes_its_newest_complete_checkpoint(trained, tmp_path,
+                                                                      capsys):
+    run = tmp_path / "run"
+    shutil.copytree(trained, run)
+    newest = run / "checkpoints" / "step_000000512"
+    (newest / "state.json").write_text((newest / "state.json").read_text()[:100])
+    config = load_config(TINY).replace(out=str(run), total_steps=768)
+    train(config, resume=run, progress=False)
+    out = capsys.readouterr().out
+    assert f"resume: skipping {newest}: corrupt" in out
+    assert f"resume: from {run / 'checkpoints' / 'step_000000256'}" in out
+    state = json.loads((run / "checkpoints" / "step_000000768" / "state.json").read_text())
+    assert [entry["steps"] for entry in state["history"]][:2] == [256, 256]
 
 
 def test_resume_from_a_mismatched_checkpoint_is_refused(trained, tmp_path):
