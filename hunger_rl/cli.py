@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 
 from hunger_rl.envs import GAMES, load_game
+from hunger_rl.training.commands import MAX_PLAYERS, MAX_SEED, bounded_int, output_folder
 from hunger_rl.training.commands import add_commands as add_evaluation_commands
 
 
@@ -18,14 +18,18 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     # Imported here: torch, stable-baselines3 and Ray take seconds to load.
-    from hunger_rl.training.config import load_config
+    from hunger_rl.training.config import config_from_dict, load_config
 
-    config = load_config(args.config)
+    config = load_config(args.config).to_dict()
     overrides = {"total_steps": args.total_steps, "out": args.out}
-    config = config.replace(**{k: v for k, v in overrides.items() if v is not None})
+    config.update({k: v for k, v in overrides.items() if v is not None})
     if args.final_games is not None:
-        config = config.replace(evaluation=dataclasses.replace(
-            config.evaluation, final_games=args.final_games))
+        config["evaluation"]["final_games"] = args.final_games
+    try:
+        config = config_from_dict(config)  # the overrides meet the schema's bounds too
+    except ValueError as error:
+        raise ValueError(f"{args.config} with the command line's overrides: {error}") from error
+    output_folder("--out" if args.out else "out", config.out)
     if config.backend == "rllib":
         if args.resume:
             raise ValueError("--resume works with the sb3 backend only")
@@ -41,20 +45,16 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive_int(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return int(text)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hunger-rl", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
     demo = commands.add_parser("demo", help="print one random game with the text renderer")
     demo.add_argument("game", choices=sorted(GAMES))
-    demo.add_argument("--players", type=int, default=2, help="number of players")
-    demo.add_argument("--seed", type=int, default=0, help="seed of the deal and of the moves")
+    demo.add_argument("--players", type=bounded_int(1, MAX_PLAYERS), default=2,
+                      help="number of players")
+    demo.add_argument("--seed", type=bounded_int(0, MAX_SEED), default=0,
+                      help="seed of the deal and of the moves")
     demo.set_defaults(handler=_demo)
 
     add_evaluation_commands(commands)
@@ -63,9 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("config", help="a config file, e.g. configs/hungry_2p.yaml")
     train.add_argument("--resume", help="a checkpoint folder (OUT/checkpoints/step_N), or a run "
                        "folder OUT: its newest complete checkpoint")
-    train.add_argument("--total-steps", type=_positive_int, help="override total_steps")
+    # Their upper bounds are the config schema's, checked with the rest of the config.
+    train.add_argument("--total-steps", type=bounded_int(1), help="override total_steps")
     train.add_argument("--out", help="override the output folder")
-    train.add_argument("--final-games", type=_positive_int,
+    train.add_argument("--final-games", type=bounded_int(1),
                        help="override evaluation.final_games (games per baseline at the end)")
     train.add_argument("--no-progress", action="store_true", help="no progress bars")
     train.set_defaults(handler=_train)

@@ -4,8 +4,78 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
+from pathlib import Path
 
 from hunger_rl.envs import GAMES
+
+# numpy's seed range (np.random.seed), the strictest of the generators a seed reaches.
+MAX_SEED = 2**32 - 1
+MAX_PLAYERS = 64  # a sanity bound; each game names its own player counts
+MAX_GAMES = 10**7
+MAX_WORKERS = 256
+
+
+def bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type``: an integer in [low, high], or an error argparse reports with the
+    option's name (``argument --seed: must be an integer in [0, ...], got '-1'``)."""
+    wanted = f"an integer >= {low}" if high is None else f"an integer in [{low}, {high}]"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:  # not an integer, or too many digits for int()
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            shown = text if len(text) <= 40 else text[:37] + "..."
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {shown!r}")
+        return value
+
+    return parse
+
+
+def output_file(option: str, value: str, default_name: str) -> Path:
+    """Where ``option`` will write, checked before any game is played: a file in an existing,
+    writable folder; an existing folder gets ``default_name`` inside it."""
+    path = Path(value)
+    if path.is_dir():
+        path = path / default_name
+    if path.is_dir() or (path.exists() and not path.is_file()):
+        raise ValueError(f"{option} {value}: {path} is not a file")
+    if not path.parent.is_dir():
+        raise ValueError(f"{option} {value}: there is no folder {path.parent}")
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"{option} {value}: cannot write {path}")
+    return path
+
+
+def output_folder(option: str, value: str) -> Path:
+    """A folder ``option`` may create or write into, checked before any work starts."""
+    path = Path(value)
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{option} {value}: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"{option} {value}: cannot write in {existing}")
+    return path
+
+
+def plot_file(value: str, default_name: str) -> Path:
+    """``--plot``'s file: a name without a suffix gets ``.png`` (as matplotlib would add), so
+    that the path printed is the path written; a suffix matplotlib cannot write is refused."""
+    path = Path(value)
+    if not path.is_dir() and not path.suffix:
+        path = path.with_name(path.name + ".png")
+    path = output_file("--plot", str(path), default_name)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    formats = FigureCanvasAgg.get_supported_filetypes()
+    if path.suffix[1:].lower() not in formats:
+        raise ValueError(f"--plot {value}: matplotlib cannot write {path.suffix!r} files; use "
+                         f"one of {sorted('.' + f for f in formats)}")
+    return path
 
 
 def add_commands(commands) -> None:
@@ -30,45 +100,59 @@ def add_commands(commands) -> None:
 
 def _common_arguments(parser: argparse.ArgumentParser, default_games: int) -> None:
     parser.add_argument("--game", choices=sorted(GAMES), required=True)
-    parser.add_argument("--players", type=int, default=2, help="number of players")
+    parser.add_argument("--players", type=bounded_int(1, MAX_PLAYERS), default=2,
+                        help="number of players")
     parser.add_argument("--policies", nargs="+", required=True, metavar="SPEC")
-    parser.add_argument("--games", type=int, default=default_games)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--workers", type=int, default=os.cpu_count() or 1, help="worker processes"
-    )
+    parser.add_argument("--games", type=bounded_int(1, MAX_GAMES), default=default_games)
+    parser.add_argument("--seed", type=bounded_int(0, MAX_SEED), default=0)
+    parser.add_argument("--workers", type=bounded_int(1, MAX_WORKERS),
+                        default=min(os.cpu_count() or 1, MAX_WORKERS), help="worker processes")
     parser.add_argument("--csv", help="write the table as CSV here")
     parser.add_argument("--json", help="write the results as JSON here")
-    parser.add_argument("--plot", help="draw the results into this PNG")
+    parser.add_argument("--plot", help="draw the results into this image file (PNG unless "
+                        "its name ends in another format matplotlib writes)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
-def _write_outputs(result, args: argparse.Namespace) -> None:
+def _output_paths(args: argparse.Namespace) -> dict[str, Path]:
+    """The files the command will write, checked before any game is played."""
+    paths = {}
+    if args.csv:
+        paths["csv"] = output_file("--csv", args.csv, f"{args.command}.csv")
+    if args.json:
+        paths["json"] = output_file("--json", args.json, f"{args.command}.json")
+    if args.plot:
+        paths["plot"] = plot_file(args.plot, f"{args.command}.png")
+    return paths
+
+
+def _write_outputs(result, paths: dict[str, Path]) -> None:
     print(result.to_table())
-    for path, write in ((args.csv, result.to_csv), (args.json, result.to_json),
-                        (args.plot, result.plot)):
-        if path:
-            write(path)
-            print(f"wrote {path}")
+    writers = {"csv": result.to_csv, "json": result.to_json, "plot": result.plot}
+    for kind, path in paths.items():
+        writers[kind](str(path))
+        print(f"wrote {path}")
 
 
 def _evaluate(args: argparse.Namespace) -> int:
     from hunger_rl.training.evaluation import evaluate
 
+    paths = _output_paths(args)
     result = evaluate(
         args.game, args.players, args.policies, args.games, seed=args.seed,
         workers=args.workers, progress=not args.no_progress,
     )
-    _write_outputs(result, args)
+    _write_outputs(result, paths)
     return 0
 
 
 def _tournament(args: argparse.Namespace) -> int:
     from hunger_rl.training.tournament import tournament
 
+    paths = _output_paths(args)
     result = tournament(
         args.game, args.players, args.policies, args.games, seed=args.seed,
         workers=args.workers, progress=not args.no_progress,
     )
-    _write_outputs(result, args)
+    _write_outputs(result, paths)
     return 0

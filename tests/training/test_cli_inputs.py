@@ -1,0 +1,133 @@
+"""Command-line input: numeric options are checked by argparse and name the option; output
+paths are checked before any game is played; the path printed is the path written."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hunger_rl.cli import main
+from hunger_rl.training import evaluation, tournament
+
+EVALUATE = ["evaluate", "--game", "hungry", "--policies", "random", "--games", "2",
+            "--workers", "1", "--no-progress"]
+
+
+@pytest.fixture
+def no_games(monkeypatch):
+    """Fail the test if a command starts playing."""
+
+    def played(*args, **kwargs):
+        raise AssertionError("games were played before the output paths were checked")
+
+    monkeypatch.setattr(evaluation, "evaluate", played)
+    monkeypatch.setattr(tournament, "tournament", played)
+
+
+@pytest.mark.parametrize("command", ["evaluate", "tournament"])
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        # Defect 10: this played every game, then failed with a traceback.
+        ("--json", "/nonexistent/x.json", "--json /nonexistent/x.json: there is no folder "
+                                          "/nonexistent"),
+        ("--csv", "/nonexistent/x.csv", "--csv /nonexistent/x.csv: there is no folder"),
+        ("--plot", "/nonexistent/x.png", "--plot /nonexistent/x.png: there is no folder"),
+        ("--plot", "{tmp}/x.docx", "matplotlib cannot write '.docx' files; use one of"),
+        ("--json", "{tmp}/file.txt/x.json", "there is no folder"),
+    ],
+)
+def test_output_paths_are_checked_before_playing(tmp_path, capsys, no_games, command, option,
+                                                 value, message):
+    (tmp_path / "file.txt").write_text("")
+    argv = [command, *EVALUATE[1:], "--policies", "random", "greedy",
+            option, value.format(tmp=tmp_path)]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_plot_writes_where_it_says(tmp_path, capsys):
+    """Defect 10: ``--plot DIR`` wrote ``DIR.png`` and said "wrote DIR"."""
+    folder = tmp_path / "plots"
+    folder.mkdir()
+    assert main([*EVALUATE, "--plot", str(folder), "--json", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert f"wrote {folder / 'evaluate.png'}\n" in out
+    assert f"wrote {folder / 'evaluate.json'}\n" in out
+    assert sorted(p.name for p in folder.iterdir()) == ["evaluate.json", "evaluate.png"]
+    assert main([*EVALUATE, "--plot", str(tmp_path / "curve")]) == 0
+    assert f"wrote {tmp_path / 'curve.png'}\n" in capsys.readouterr().out
+    assert (tmp_path / "curve.png").read_bytes()[:4] == b"\x89PNG"
+    assert main([*EVALUATE, "--plot", str(tmp_path / "share.svg")]) == 0
+    assert (tmp_path / "share.svg").read_text().startswith("<?xml")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        # Defect 10: the error did not name the option.
+        (["demo", "hungry", "--seed", "-1"],
+         "argument --seed: must be an integer in [0, 4294967295], got '-1'"),
+        (["demo", "hungry", "--seed", "9" * 50], "argument --seed: must be an integer in"),
+        (["demo", "hungry", "--players", "two"], "argument --players: must be an integer"),
+        ([*EVALUATE, "--games", "0"], "argument --games: must be an integer in [1, 10000000]"),
+        ([*EVALUATE, "--workers", "100000"], "argument --workers: must be an integer in [1, 256]"),
+        ([*EVALUATE, "--seed", "1.5"], "argument --seed: must be an integer"),
+        (["train", "configs/hungry_2p.yaml", "--total-steps", "0"],
+         "argument --total-steps: must be an integer >= 1, got '0'"),
+        (["train", "configs/hungry_2p.yaml", "--final-games", "x"],
+         "argument --final-games: must be an integer >= 1, got 'x'"),
+    ],
+)
+def test_numeric_options_are_checked_by_argparse(capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_train_overrides_meet_the_schema_and_out_is_checked_first(tmp_path, capsys):
+    assert main(["train", "tests/training/tiny_hungry.yaml", "--total-steps", str(10**10)]) == 2
+    assert "total_steps must be an integer in [1, 1000000000]" in capsys.readouterr().err
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["train", "tests/training/tiny_hungry.yaml", "--out", str(blocker / "run")]) == 2
+    assert f"--out {blocker / 'run'}: {blocker} is a file, not a folder" in capsys.readouterr().err
+
+
+BAD_NUMBERS = ["-1", "0", "1e3", "x", "", "2.0", "9" * 30, "4294967296"]
+# Valid player counts stay small: a tournament plays every seat arrangement.
+PLAYERS = st.sampled_from(["1", "2", "3", "7", " 2", *BAD_NUMBERS])
+SEEDS = st.sampled_from(["1", " 2", "4294967295", *BAD_NUMBERS]) | st.integers(-5, 10).map(str)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_fuzzed_command_lines_succeed_or_exit_2_with_a_message(tmp_path, capsys, data):
+    """Any mix of option values: the command runs, or exits with status 2 and one error line."""
+    game = data.draw(st.sampled_from(["hungry", "hunger_show", "chess"]))
+    command = data.draw(st.sampled_from(["demo", "evaluate", "tournament"]))
+    options = {"--players": PLAYERS, "--seed": SEEDS}
+    if command == "demo":
+        argv = ["demo", game]
+    else:
+        # --games always: its default is thousands of games.
+        argv = [command, "--game", game, "--no-progress", "--workers", "1",
+                "--games", data.draw(st.sampled_from(["1", "2", "0", "-3", "x", "20000000"])),
+                "--policies",
+                *data.draw(st.lists(st.sampled_from(["random", "greedy", "oracle", "", "x/y"]),
+                                    min_size=1, max_size=2))]
+        options |= {"--json": st.sampled_from([str(tmp_path / "r.json"), str(tmp_path),
+                                               "/nonexistent/r.json"]),
+                    "--plot": st.sampled_from([str(tmp_path / "p"), str(tmp_path / "p.nope")])}
+    for option, values in options.items():
+        if data.draw(st.booleans()):
+            argv += [option, data.draw(values)]
+    try:
+        code = main(argv)
+    except SystemExit as exit_:
+        code = exit_.code
+    captured = capsys.readouterr()
+    assert code in (0, 2)
+    if code == 2:
+        assert "error: " in captured.err and "Traceback" not in captured.err
