@@ -1,13 +1,18 @@
 """The config validator: shipped configs load; each kind of mistake names its key."""
 
+import dataclasses
+import typing
 from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hunger_rl.training.config import (
     EXCERPT_CHARS,
     MESSAGE_CHARS,
+    TrainConfig,
     config_from_dict,
     config_reference,
     excerpt,
@@ -16,6 +21,7 @@ from hunger_rl.training.config import (
 
 CONFIGS = sorted((Path(__file__).parents[2] / "configs").glob("*.yaml"))
 MINIMAL = {"game": "hungry", "num_players": 2}
+TINY = Path(__file__).with_name("tiny_hungry.yaml")
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
@@ -202,3 +208,62 @@ def test_the_reference_shows_the_defaults_the_code_uses():
     assert defaults.total_steps == 1_000_000
     assert f"| `ppo.learning_rate` | `{defaults.ppo.learning_rate}` | a number in (0, 1] |" \
         in reference
+
+
+def schema_paths(cls=TrainConfig, prefix=()):
+    """Every key path of the schema: ("ppo", "gamma"), ("seed",), ..."""
+    for spec in dataclasses.fields(cls):
+        kind = typing.get_type_hints(cls)[spec.name]
+        if dataclasses.is_dataclass(kind):
+            yield prefix + (spec.name,)
+            yield from schema_paths(kind, prefix + (spec.name,))
+        else:
+            yield prefix + (spec.name,)
+
+
+PATHS = sorted(schema_paths()) + [("wizard",), ("ppo", "lr")]
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats()
+    | st.sampled_from(["random", "greedy", "self", "hungry", "tanh", "dummy", "x/y", "", "2"])
+    | st.text(max_size=6), lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["random", "greedy", "self", "x"]) | st.text(max_size=4),
+                      inner, max_size=3), max_leaves=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(changes=st.lists(st.tuples(st.sampled_from(PATHS), VALUES), max_size=4))
+def test_fuzzed_configs_load_or_are_a_value_error(changes):
+    """Any values at any key paths of a valid config: it loads, or a ValueError names what is
+    wrong (never another exception type)."""
+    raw = yaml.safe_load(TINY.read_text())
+    for path, value in changes:
+        node = raw
+        for key in path[:-1]:
+            if not isinstance(node.get(key), dict):
+                node[key] = {}
+            node = node[key]
+        node[path[-1]] = value
+    try:
+        config_from_dict(raw)
+    except ValueError as error:
+        assert str(error) and len(str(error)) < 1000
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_fuzzed_config_files_load_or_are_a_value_error(tmp_path, data):
+    """A valid file with a random cut, splice or byte inserted: it loads, or a ValueError that
+    names the file."""
+    original = TINY.read_bytes()
+    start = data.draw(st.integers(0, len(original)))
+    end = data.draw(st.integers(start, len(original)))
+    insert = data.draw(st.binary(max_size=8) | st.sampled_from(
+        [b"&a ", b"*a", b"{", b"[", b": ", b"\n  ", b"!!python/name:os.system", b"\t", b"---\n",
+         b"<<: ", b"!!binary AA==", b"2001-12-14"]))
+    path = tmp_path / "fuzz.yaml"
+    path.write_bytes(original[:start] + insert + original[end:])
+    try:
+        load_config(path)
+    except ValueError as error:
+        assert str(path) in str(error)
