@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from hunger_rl.envs import GAMES, load_game
 from hunger_rl.training.commands import MAX_PLAYERS, MAX_SEED, bounded_int, output_folder
@@ -30,6 +31,8 @@ def _train(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise ValueError(f"{args.config} with the command line's overrides: {error}") from error
     output_folder("--out" if args.out else "out", config.out)
+    if args.resume and not Path(args.resume).is_dir():
+        raise ValueError(f"--resume {args.resume}: no such folder")
     if config.backend == "rllib":
         if args.resume:
             raise ValueError("--resume works with the sb3 backend only")

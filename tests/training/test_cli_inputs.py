@@ -92,6 +92,10 @@ def test_train_overrides_meet_the_schema_and_out_is_checked_first(tmp_path, caps
     blocker.write_text("")
     assert main(["train", "tests/training/tiny_hungry.yaml", "--out", str(blocker / "run")]) == 2
     assert f"--out {blocker / 'run'}: {blocker} is a file, not a folder" in capsys.readouterr().err
+    missing = tmp_path / "missing"
+    assert main(["train", "tests/training/tiny_hungry.yaml", "--out", str(tmp_path / "run"),
+                 "--resume", str(missing)]) == 2
+    assert f"--resume {missing}: no such folder" in capsys.readouterr().err
 
 
 BAD_NUMBERS = ["-1", "0", "1e3", "x", "", "2.0", "9" * 30, "4294967296"]
