@@ -3,12 +3,12 @@ ValueError that changes nothing; a run killed during any write of a checkpoint s
 from its run folder, from the newest complete checkpoint, and says which."""
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -227,8 +227,8 @@ def test_a_killed_process_leaves_resume_working(tmp_path):
     moment; the run folder resumes from a complete checkpoint."""
     script = textwrap.dedent(f"""
         import sys
-        sys.path.insert(0, {os.getcwd()!r})
-        sys.path.insert(0, {os.path.dirname(__file__)!r})
+        sys.path.insert(0, {str(Path(__file__).parents[2])!r})
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
         from test_checkpoint import save, trained_network
         network = trained_network(5)
         for steps in range(1, 10_000):
