@@ -116,7 +116,6 @@ from typing import TextIO
 from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
 from hunger_rl.envs.hunger_show.engine import ShowConfig, ShowGame, day_log_text
 from hunger_rl.envs.hunger_show.env import (
-    IllegalActionError,
     ShowAECView,
     ShowParallelEnv,
     action_name,
@@ -129,6 +128,7 @@ from hunger_rl.envs.hunger_show.env import (
     raw_env,
 )
 from hunger_rl.envs.hunger_show.tokens import CHARACTERS, EVENT_CARD_NAMES
+from hunger_rl.envs.validation import IllegalActionError
 
 __all__ = [
     "CHARACTERS", "EVENT_CARD_NAMES", "DefaultDecisions", "IllegalActionError", "ShowAECView",
