@@ -22,11 +22,13 @@ from hunger_rl.envs.hunger_show.tokens import (
     CAN,
     CATEGORY_NAMES,
     CHARACTERS,
+    CHICKEN,
     COCONUT,
     DRAW_SPECIALISTS,
     END,
     EVENT_CARD_NAMES,
     EVENT_PRESETS,
+    FRUIT,
     GUARD,
     LOCATION_NAMES,
     NUM_ACTIONS,
@@ -152,10 +154,13 @@ def resolve_decisions(decisions: Any, num_players: int) -> list:
         seated = [DefaultDecisions()] * num_players
         for seat, obj in by_seat(decisions, num_players, "decisions", "decision objects").items():
             seated[seat] = obj
-    else:
-        seated = check_list(decisions, "decisions", "decision objects")
+    elif isinstance(decisions, list | tuple):
+        seated = list(decisions)
         if len(seated) != num_players:
             raise RuleError(f"decisions: expected {num_players} objects, got {len(seated)}")
+    else:
+        raise InvalidTypeError("decisions: expected None, a list or a dict of decision objects, "
+                               f"got {describe(decisions)}")
     for seat, obj in enumerate(seated):
         missing = [m for m in DECISION_METHODS if not callable(getattr(obj, m, None))]
         if missing:
@@ -164,14 +169,20 @@ def resolve_decisions(decisions: Any, num_players: int) -> list:
     return seated
 
 
+# How a setup option names a token, by the category expected there (None: any).
+TOKEN_EXAMPLES = {None: "a token name such as 'can4'", RAFT: "a token name such as 'rope2'"}
+TOKEN_EXAMPLES.update({c: f"a value or a token name such as '{CATEGORY_NAMES[c]}2'"
+                       for c in (FRUIT, CHICKEN, COCONUT)})
+
+
 def _token(spec: Any, path: str, category: int | None = None) -> tuple[int, int, int]:
     """(category, raft kind, value) of a token named in the setup; in a pile or the coconut
     stack (``category`` given) a bare value stands for a token of that category."""
-    if category is not None and is_integer(spec):
+    if category not in (None, RAFT) and is_integer(spec):
         spec = f"{CATEGORY_NAMES[category]}{spec}"
     elif not isinstance(spec, str):
-        accepted = "a token name such as 'can4'" + (" or a value" if category is not None else "")
-        raise InvalidTypeError(f"{path}: expected {accepted}, got {describe(spec)}")
+        raise InvalidTypeError(f"{path}: expected {TOKEN_EXAMPLES[category]}, got "
+                               f"{describe(spec)}")
     try:
         parsed = parse_token_spec(spec)
     except ValueError as error:
