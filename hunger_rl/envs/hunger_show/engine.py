@@ -495,7 +495,7 @@ class ShowGame:
             self.known[token] |= bit
             self._log(token, label, PLAYER_LABELS[player], "gather")
         if len(drawn) > quota:
-            answer = self.decisions[player].reject(self, player, drawn)
+            answer = self._ask(player, "reject", drawn)
             if not (isinstance(answer, tuple | list) and len(answer) == 2
                     and isinstance(answer[1], bool)):
                 raise DecisionError(f"player_{player}'s reject() must return (token, to_bottom) "
@@ -511,8 +511,17 @@ class ShowGame:
         self.holdings[player].extend(drawn)
         return drawn
 
-    def _take_one(self, taker: int, candidates: list[int], chooser: Any) -> int:
-        return self._chosen(chooser.take(self, taker, candidates), candidates, taker, "take()",
+    def _ask(self, player: int, method: str, *args: Any) -> Any:
+        """A choice of ``player``'s decision object (S19). An exception inside it becomes a
+        DecisionError naming it; the day is then undone (S21j)."""
+        try:
+            return getattr(self.decisions[player], method)(self, player, *args)
+        except Exception as error:
+            raise DecisionError(f"player_{player}'s {method}() raised {type(error).__name__}: "
+                                f"{error}") from error
+
+    def _take_one(self, taker: int, candidates: list[int]) -> int:
+        return self._chosen(self._ask(taker, "take", candidates), candidates, taker, "take()",
                             "a token on offer")
 
     @staticmethod
@@ -540,7 +549,7 @@ class ShowGame:
         for thief in thieves:
             if self.characters[thief] == "ninja":
                 chosen = self._chosen_tokens(
-                    self.decisions[thief].ninja_hide(self, thief), self.holdings[thief], thief,
+                    self._ask(thief, "ninja_hide"), self.holdings[thief], thief,
                     "ninja_hide()", "at most 2 of its own")
                 if len(chosen) > 2:
                     raise DecisionError(f"player_{thief}'s ninja_hide() may hide at most 2 "
@@ -556,7 +565,7 @@ class ShowGame:
                 for _ in range(2 if len(thieves) == 1 else 1):
                     candidates = takeable(thief)
                     if candidates:
-                        token = self._take_one(guard, candidates, self.decisions[guard])
+                        token = self._take_one(guard, candidates)
                         self._transfer(token, thief, guard, "guard_take")
             return
         for guard in guards:
@@ -564,11 +573,11 @@ class ShowGame:
             if len(thieves) == 2:
                 offer = {t: takeable(t) for t in thieves}
                 thief = self._chosen(
-                    self.decisions[guard].pick_thief(self, guard, guards, thieves, offer),
+                    self._ask(guard, "pick_thief", guards, thieves, offer),
                     thieves, guard, "pick_thief()", "the seat of a caught thief")
             candidates = takeable(thief)
             if candidates:
-                token = self._take_one(guard, candidates, self.decisions[guard])
+                token = self._take_one(guard, candidates)
                 self._transfer(token, thief, guard, "guard_take")
 
     def _gifts(self, givers: Sequence[int], guards: list[int]) -> None:
@@ -579,12 +588,12 @@ class ShowGame:
                 continue  # S13: nothing to give
             guard = guards[0]
             if len(guards) == 2:
-                guard = self._chosen(self.decisions[giver].pick_guard(self, giver, guards),
+                guard = self._chosen(self._ask(giver, "pick_guard", guards),
                                      guards, giver, "pick_guard()", "the seat of a guard there")
             if self.characters[guard] == "arnold":
-                token = self._take_one(guard, list(holding), self.decisions[guard])
+                token = self._take_one(guard, list(holding))
             else:
-                token = self._chosen(self.decisions[giver].gift(self, giver, guard), holding,
+                token = self._chosen(self._ask(giver, "gift", guard), holding,
                                      giver, "gift()", "a token it holds")
             self._transfer(token, giver, guard, "gift")
 
@@ -610,7 +619,7 @@ class ShowGame:
         owner = {t: p for p in self.living() if p != thief for t in self.holdings[p]}
         due = min(amount, len(owner))
         stolen = self._chosen_tokens(
-            self.decisions[thief].campsite_theft(self, thief, amount), owner, thief,
+            self._ask(thief, "campsite_theft", amount), owner, thief,
             "campsite_theft()", f"{due} held by other living players (S12)")
         if len(stolen) != due:
             raise DecisionError(f"player_{thief}'s campsite_theft() must steal {due} token(s), "
@@ -649,7 +658,7 @@ class ShowGame:
             while remaining:  # S10: one thief takes all, two pick alternately
                 thief = thieves[turn % len(thieves)]
                 token = (remaining[0] if len(thieves) == 1
-                         else self._take_one(thief, remaining, self.decisions[thief]))
+                         else self._take_one(thief, remaining))
                 remaining.remove(token)
                 self._transfer(token, loot[token], thief, "loot")
                 turn += 1
@@ -673,8 +682,7 @@ class ShowGame:
                 for _ in range(size):
                     if not self.holdings[victim]:
                         break
-                    token = self._take_one(remover, list(self.holdings[victim]),
-                                           self.decisions[remover])
+                    token = self._take_one(remover, list(self.holdings[victim]))
                     self.known[token] |= 1 << remover  # the remover handles the token
                     self._discard(token, victim, "rat_plague")
         return card
@@ -689,7 +697,7 @@ class ShowGame:
                 starving.append(p)
                 continue
             food = [t for t in self.holdings[p] if self.category[t] != RAFT]
-            meal = self._chosen_tokens(self.decisions[p].supper(self, p), food, p, "supper()",
+            meal = self._chosen_tokens(self._ask(p, "supper"), food, p, "supper()",
                                        "food it holds")
             values = [self.value[t] for t in meal]
             if not meal or sum(values) < 4 or sum(values) - min(values) >= 4:
