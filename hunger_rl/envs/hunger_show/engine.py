@@ -1,4 +1,4 @@
-"""Rules engine of HUNGER: The Show (rulings S1-S20). Plain Python, no RL library imports.
+"""Rules engine of HUNGER: The Show (rulings S1-S21). Plain Python, no RL library imports.
 
 A ``ShowGame`` holds every token of the game in exactly one place: a pile at a location, the
 coconut stack, a player's holding, or ``out`` (the box: unused at setup, eaten, removed by events
@@ -485,7 +485,8 @@ class ShowGame:
                 self._log(token, STACK_LABEL, PLAYER_LABELS[p], "coconut")
 
     def _gather(self, loc: int, kind: int, player: int, quota: int) -> list[int]:
-        """Draw up to ``quota`` tokens from a pile (S9); specialists draw one more (S20)."""
+        """Draw up to ``quota`` tokens from a pile (S9); specialists draw one more if there is
+        one and return one only then (S20, S21f)."""
         pile = self.piles[loc][kind]
         label = PILE_LABELS[loc][kind]
         extra = DRAW_SPECIALISTS.get(self.characters[player]) == kind
@@ -611,11 +612,12 @@ class ShowGame:
             for thief in thieves:
                 self._campsite_theft(thief, amount)
         elif guards:
-            # The rulebook's guard without a thief roams for coconuts at any location (S11).
+            # A guard without a thief draws coconuts at any location, the Campsite too (S11, S21a).
             self._draw_coconuts(guards, 2 if len(guards) == 1 else 1)
 
     def _campsite_theft(self, thief: int, amount: int) -> None:
-        """A free Campsite thief steals from other living players; no coconuts (S12)."""
+        """A free Campsite thief steals from other living players, a fellow thief included;
+        no coconuts (S12, S21b)."""
         owner = {t: p for p in self.living() if p != thief for t in self.holdings[p]}
         due = min(amount, len(owner))
         stolen = self._chosen_tokens(
@@ -666,7 +668,7 @@ class ShowGame:
             self._draw_coconuts(guards, 2 if len(guards) == 1 else 1)  # S11
 
     def _event(self, order: list[int]) -> str:
-        card = self.deck.pop() if self.deck else END  # S14: an empty deck ends the show
+        card = self.deck.pop() if self.deck else END  # S14, S21c: an empty deck ends the show
         kind, size = parse_card(card)
         if kind in PILE_EVENTS:
             pile_kind = PILE_EVENTS[kind]
@@ -683,7 +685,7 @@ class ShowGame:
                     if not self.holdings[victim]:
                         break
                     token = self._take_one(remover, list(self.holdings[victim]))
-                    self.known[token] |= 1 << remover  # the remover handles the token
+                    self.known[token] |= 1 << remover  # the remover handles the token (S21g)
                     self._discard(token, victim, "rat_plague")
         return card
 
@@ -706,7 +708,7 @@ class ShowGame:
             payments[PLAYER_LABELS[p]] = [(CATEGORY_NAMES[self.category[t]], self.value[t])
                                           for t in meal]
             for token in meal:
-                self.known[token] = everyone  # payments are public (S18)
+                self.known[token] = everyone  # payments are public, values too (S18, S21h)
                 self._discard(token, p, "supper")
         return payments, starving
 
