@@ -62,6 +62,19 @@ def test_the_aec_view_refuses_an_action_for_an_eliminated_agent_and_goes_on():
     assert env.unwrapped.game.done
 
 
+@pytest.mark.parametrize("action", [None, 0])
+def test_the_raw_aec_view_refuses_a_step_after_everyone_left(action):
+    env = hunger_show_v0.raw_env(num_players=2)
+    env.reset(seed=0, options={"event_deck": ["end"]})
+    env.step(0)
+    env.step(0)
+    env.step(None)
+    env.step(None)
+    assert env.agents == []
+    with pytest.raises(IllegalActionError, match="the show is over"):
+        env.step(action)
+
+
 # ------------------------------------------------------------------ defect 4: actions
 NON_INTEGERS = [3.0, np.float32(3.0), np.array(3.0), True, np.bool_(True), Decimal("7"),
                 Fraction(12, 1), float("inf"), float("nan"), "3", None, [3], np.array([3])]

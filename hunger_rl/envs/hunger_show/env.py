@@ -437,6 +437,8 @@ class ShowAECView(parallel_to_aec_wrapper):
     def step(self, action: Any) -> None:
         if self.env.game is None:
             raise NotResetError("call reset() before step()")
+        if not self.agents:
+            raise IllegalActionError("the show is over and every agent has left; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
