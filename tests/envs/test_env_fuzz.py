@@ -226,10 +226,10 @@ def test_show_aec_steps_succeed_or_change_nothing_and_never_stick(budget):
 @pytest.mark.parametrize("budget", BUDGETS)
 def test_hungry_steps_succeed_or_change_nothing(budget):
     @settings(max_examples=budget, **fuzz_settings)
-    @given(st.integers(2, 4), st.integers(0, 10**6),
+    @given(st.integers(2, 4), st.integers(0, 10**6), st.sampled_from(["raise", "terminate"]),
            st.lists(st.integers(0, 49) | actions, max_size=80))
-    def check(num_players, seed, attempts):
-        env = hungry_v0.env(num_players=num_players)
+    def check(num_players, seed, illegal_action, attempts):
+        env = hungry_v0.env(num_players=num_players, illegal_action=illegal_action)
         env.reset(seed=seed)
         for action in attempts:
             refused_or_done(lambda action=action: env.step(action), hungry_snapshot, env)

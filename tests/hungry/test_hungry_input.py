@@ -102,3 +102,25 @@ def test_errors_are_the_shared_documented_types():
     with pytest.raises(IllegalActionError, match="player_0: action 50 is outside"):
         env.step(50)
     assert hungry_v0.IllegalActionError is IllegalActionError
+
+
+@pytest.mark.parametrize("action", [2.5, None, "x", True, np.array([1, 2]), 60, -1])
+def test_terminate_mode_still_refuses_what_is_no_action(action):
+    # Only a masked action ends the game; a wrong type or range raises and changes nothing.
+    env = hungry_v0.env(num_players=2, illegal_action="terminate")
+    env.reset(seed=0)
+    before = snapshot(env)
+    with pytest.raises(IllegalActionError, match="player_0: a"):
+        env.step(action)
+    assert snapshot(env) == before
+
+
+@pytest.mark.parametrize("module", ["hungry_v0", "hunger_show_v0"])
+def test_the_wrapped_envs_say_reset_first(module):
+    from hunger_rl import envs
+
+    env = getattr(envs, module).env(num_players=2)
+    with pytest.raises(NotResetError, match=r"call reset\(\) before step"):
+        env.step(0)
+    with pytest.raises(NotResetError, match=r"call reset\(\) before observe"):
+        env.observe("player_0")

@@ -16,7 +16,6 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from hunger_rl.envs.hunger_show.engine import (
     PLAYER_LABELS,
@@ -55,6 +54,7 @@ from hunger_rl.envs.validation import (
     describe,
     split_options,
 )
+from hunger_rl.envs.wrappers import OrderEnforcer
 
 NUM_CHOICES = NUM_ACTIONS * NUM_LOCATIONS  # Discrete(20)
 REWARD_MODES = ("r1", "shaped")
@@ -469,5 +469,5 @@ def raw_env(**kwargs: Any) -> ShowAECView:
     return ShowAECView(ShowParallelEnv(**kwargs))
 
 
-def env(**kwargs: Any) -> OrderEnforcingWrapper:
-    return OrderEnforcingWrapper(raw_env(**kwargs))
+def env(**kwargs: Any) -> OrderEnforcer:
+    return OrderEnforcer(raw_env(**kwargs))

@@ -9,7 +9,6 @@ from typing import TextIO
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from hunger_rl.envs.hungry import render
 from hunger_rl.envs.hungry.engine import (
@@ -36,6 +35,7 @@ from hunger_rl.envs.validation import (
     key_path,
     split_options,
 )
+from hunger_rl.envs.wrappers import OrderEnforcer, TerminateIllegal
 
 REWARD_MODES = ("win", "score")
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
@@ -269,17 +269,19 @@ class raw_env(AECEnv):
 def env(illegal_action: str = "raise", **kwargs) -> AECEnv:
     """``raw_env`` in PettingZoo's standard wrappers.
 
-    ``OrderEnforcingWrapper`` always. ``AssertOutOfBoundsWrapper`` is left out: ``raw_env``
+    ``OrderEnforcingWrapper`` always (as ``OrderEnforcer``, raising ``NotResetError`` before
+    ``reset``). ``AssertOutOfBoundsWrapper`` is left out: ``raw_env``
     already rejects a wrong type or range with an error that names the action.
     ``illegal_action="raise"`` (default) raises :class:`IllegalActionError` on a masked action,
     leaving the game unchanged; ``"terminate"`` follows PettingZoo's ``TerminateIllegalWrapper``:
-    the game ends, the offender gets -1 and everybody else 0.
+    the game ends, the offender gets -1 and everybody else 0 (an action of the wrong type or
+    range still raises).
     """
     check_choice(illegal_action, "illegal_action", ILLEGAL_ACTION_MODES)
     wrapped: AECEnv = raw_env(**kwargs)
     if illegal_action == "terminate":
-        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+        wrapped = TerminateIllegal(wrapped, illegal_reward=-1)
+    return OrderEnforcer(wrapped)
 
 
 def demo(num_players: int = 2, seed: int = 0, out: TextIO | None = None) -> None:
