@@ -62,7 +62,8 @@ def key_path(root: str, *keys: Any) -> str:
 
 def is_integer(value: Any) -> bool:
     """Whether ``value`` is an exact integer: ``int`` or a NumPy integer, never a bool."""
-    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+    return type(value) is int or (isinstance(value, int | np.integer)
+                                  and not isinstance(value, bool))
 
 
 def check_int(value: Any, name: str, low: int | None = None, high: int | None = None) -> int:

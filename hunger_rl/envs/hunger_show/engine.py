@@ -537,9 +537,11 @@ class ShowGame:
     def _chosen_tokens(self, answer: Any, offered: Any, player: int, method: str,
                        what: str) -> list[int]:
         """A decision object's list of distinct tokens, each one of ``offered`` (S21j)."""
-        if (isinstance(answer, list | tuple) and all(is_integer(t) for t in answer)
-                and len(set(answer)) == len(answer) and all(t in offered for t in answer)):
-            return [int(t) for t in answer]
+        if (type(answer) in (list, tuple) or isinstance(answer, list | tuple)) and all(
+                is_integer(t) and t in offered for t in answer):
+            tokens = [int(t) for t in answer]
+            if len(set(tokens)) == len(tokens):
+                return tokens
         raise DecisionError(f"player_{player}'s {method} must return a list of distinct "
                             f"tokens, {what}; got {describe(answer)}")
 
@@ -698,11 +700,11 @@ class ShowGame:
             if self.food_value(self.holdings[p]) < 4:
                 starving.append(p)
                 continue
-            food = [t for t in self.holdings[p] if self.category[t] != RAFT]
-            meal = self._chosen_tokens(self._ask(p, "supper"), food, p, "supper()",
+            meal = self._chosen_tokens(self._ask(p, "supper"), self.holdings[p], p, "supper()",
                                        "food it holds")
             values = [self.value[t] for t in meal]
-            if not meal or sum(values) < 4 or sum(values) - min(values) >= 4:
+            if (not meal or sum(values) < 4 or sum(values) - min(values) >= 4
+                    or any(self.category[t] == RAFT for t in meal)):
                 raise DecisionError(f"player_{p}'s supper() must pay food worth at least 4 "
                                     f"with no superfluous token (S15), got values {values}")
             payments[PLAYER_LABELS[p]] = [(CATEGORY_NAMES[self.category[t]], self.value[t])
