@@ -215,6 +215,9 @@ def test_show_aec_steps_succeed_or_change_nothing_and_never_stick(budget):
         env.reset(seed=seed)
         for action in attempts:
             refused_or_done(lambda action=action: env.step(action), show_snapshot, env)
+            refused_or_done(lambda action=action: env.observe(action), show_snapshot, env)
+            refused_or_done(lambda action=action: env.observe(f"player_{action}"),
+                            show_snapshot, env)
         while env.agents:  # the game can always be finished with valid moves
             agent = env.agent_selection
             env.step(None if env.terminations[agent] else 0)

@@ -57,6 +57,9 @@ def test_the_aec_view_refuses_an_action_for_an_eliminated_agent_and_goes_on():
         env.step(3)
     assert aec_snapshot(env) == before
     env.step(None)
+    for _ in range(3):
+        env.step(0)  # another day: player_0 is no longer among that step's observations
+    assert not env.observe("player_0")["action_mask"].any()
     while env.agents:
         env.step(None if env.terminations[env.agent_selection] else 0)
     assert env.unwrapped.game.done

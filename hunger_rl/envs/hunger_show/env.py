@@ -446,8 +446,6 @@ class ShowAECView(parallel_to_aec_wrapper):
                                          f"{describe(action)}")
             super().step(None)
             return
-        if not self.env.agents:
-            raise IllegalActionError("the show is over; call reset() to start a new game")
         self.env._check_action(agent, action)
         pending = self._actions.get(agent)
         try:
@@ -457,8 +455,12 @@ class ShowAECView(parallel_to_aec_wrapper):
             raise
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The observation of the last step; for an agent that left before it, the current
+        one (all-zero mask)."""
         self.env._check_agent(agent, "observe")
-        return super().observe(agent)
+        if agent in self._observations:
+            return self._observations[agent]
+        return self.env.observe(agent)
 
 
 def parallel_env(**kwargs: Any) -> ShowParallelEnv:
