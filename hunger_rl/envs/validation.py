@@ -51,7 +51,8 @@ _short.maxlevel = 2
 
 def describe(value: Any) -> str:
     """A bounded description of a value for error messages, e.g. ``str 'can4'``."""
-    return f"{type(value).__name__} {_short.repr(value)}"
+    with np.errstate(all="ignore"):  # reprlib sorts sets and dict keys: NumPy may compare
+        return f"{type(value).__name__} {_short.repr(value)}"
 
 
 def key_path(root: str, *keys: Any) -> str:
