@@ -25,7 +25,7 @@ import torch
 
 from hunger_rl.envs.hungry.batched import FIRST_POINTS
 from hunger_rl.envs.hungry.engine import ACTION_RESORT, NUM_ACTIONS, NUM_STARS
-from hunger_rl.envs.hungry.env import observation_layout
+from hunger_rl.envs.hungry.observation import observation_layout
 from hunger_rl.policies.hungry import RESORT_CARDS
 from hunger_rl.training.features import ACTION_TO_RESORT, HUNGRY_FEATURE_SCALE
 

@@ -47,7 +47,7 @@ from hunger_rl.envs.hungry.engine import (
     SECOND_PLACE_POINTS,
     TWO_HOMES_BONUS,
 )
-from hunger_rl.envs.hungry.env import observation_layout
+from hunger_rl.envs.hungry.observation import observation_layout
 from hunger_rl.policies import hunger_show
 from hunger_rl.policies.hungry import RESORT_CARDS
 

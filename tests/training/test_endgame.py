@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from hunger_rl.envs.hungry.engine import HAND_SIZE, NUM_ACTIONS, action_resort
-from hunger_rl.envs.hungry.env import observation_layout
+from hunger_rl.envs.hungry.observation import observation_layout
 from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.policies.hungry import RESORT_CARDS
 from hunger_rl.policies.learned import (

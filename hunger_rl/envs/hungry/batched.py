@@ -59,7 +59,7 @@ from hunger_rl.envs.hungry.engine import (
     check_num_players,
     describe_action,
 )
-from hunger_rl.envs.hungry.env import REWARD_MODES, SCORE_SCALE, observation_layout
+from hunger_rl.envs.hungry.observation import REWARD_MODES, SCORE_SCALE, observation_layout
 
 NO_PLAYER = -1
 POLICY_KINDS = ("random", "greedy", "forecast")
