@@ -34,9 +34,9 @@ from tqdm import tqdm
 from hunger_rl.envs.hungry.batched import BatchedHungry, forecast_values_of_observations
 from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
 from hunger_rl.policies.learned import agreement
+from hunger_rl.policies.models.encoders import make_encoder
 from hunger_rl.training.config import ACTION_VALUE_VALIDATION_EVERY as VALIDATION_EVERY
 from hunger_rl.training.distill import minibatch_epoch
-from hunger_rl.training.features import make_encoder
 from hunger_rl.training.matches import map_chunks
 
 # Win log-odds per logit at the start of the fit: the action scorer's logits are 4 per forecast

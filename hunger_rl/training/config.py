@@ -70,10 +70,10 @@ whole run.
 
 ``network.action_scorer: true`` (sb3 backend) scores each action with one small network shared
 by all actions, from that action's derived features, starting from its prior value
-(``policies.learned.ActionScorerPolicy``): training begins from a soft player of the prior and
-learns where to depart from it. The prior is, for Hungry, the forecast (the expert's valuation,
-compiled); for HUNGER: The Show, the crowd values (the expert's valuation with one round of
-replies, ``training.features``).
+(``policies.models.networks.ActionScorerPolicy``): training begins from a soft player of the
+prior and learns where to depart from it. The prior is, for Hungry, the forecast (the expert's
+valuation, compiled); for HUNGER: The Show, the crowd values (the expert's valuation with one round
+of replies, ``policies.models.encoders``).
 
 ``action_values.games: N`` (Hungry only, sb3 backend) fits the fresh network's logits, before
 PPO, to the outcomes of N compiled games in which one seat explores around the forecast's plays
@@ -81,7 +81,8 @@ and the others play them (``training.action_values``): a warm start by one step 
 iteration, where ``distill`` imitates a teacher instead; a run takes one or the other.
 
 ``network.endgame_head: true`` (Hungry, with ``action_scorer``) gives the scorer a second head
-that scores the plays once the deck is empty (``policies.hungry_endgame``); ``endgame.positions: N``
+that scores the plays once the deck is empty (``policies.models.hungry_endgame``);
+``endgame.positions: N``
 fits it before PPO to the values of the legal plays in N such positions, measured by playouts
 (``training.endgame``), after any other warm start.
 """

@@ -1,4 +1,4 @@
-"""Fit the endgame head (``policies.hungry_endgame``) to play values measured by playouts.
+"""Fit the endgame head (``policies.models.hungry_endgame``) to play values measured by playouts.
 
 Positions: every turn after the last draw in whole games of compiled forecast players (the
 batched engine), ``HAND_SIZE`` turns per seat and game. Labels: for each legal play, its mean

@@ -68,9 +68,9 @@ except ImportError as error:
 
 from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.policies.learned import POLICY_FILE, LearnedPolicy, PolicyMetadata, save_policy
+from hunger_rl.policies.models.encoders import observation_scale
 from hunger_rl.policies.registry import make_policy
 from hunger_rl.training.config import SELF_PLAY, TrainConfig
-from hunger_rl.training.features import observation_scale
 from hunger_rl.training.single_agent import make_game_env
 from hunger_rl.training.train import (
     evaluate_policy,

@@ -4,7 +4,7 @@ One seat learns; every other seat is played inside ``step()`` by an opponent pol
 episode is one whole game from the learner's point of view:
 
 - Observation: the learner's flat observation vector through the game's encoder
-  (``features.make_encoder``: scaled, plus derived public features); ``action_masks()`` returns
+  (``encoders.make_encoder``: scaled, plus derived public features); ``action_masks()`` returns
   its legal actions as booleans (MaskablePPO reads them through it, also via
   ``VecEnv.env_method``).
 - Reward: the learner's own reward from the game (R1 by default), never another seat's; with
@@ -38,7 +38,7 @@ import numpy as np
 from hunger_rl.envs import load_game
 from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.policies.base import Policy, RandomPolicy
-from hunger_rl.training.features import make_encoder
+from hunger_rl.policies.models.encoders import make_encoder
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 # Hungry's score margin shaping counts in tens of points, the scale of its "score" reward.

@@ -33,14 +33,9 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from tqdm import tqdm
 
-from hunger_rl.policies.learned import (
-    ACTIVATION_FUNCTIONS,
-    POLICY_FILE,
-    PolicyMetadata,
-    network_weights,
-    policy_class_and_kwargs,
-    save_policy,
-)
+from hunger_rl.policies.learned import POLICY_FILE, PolicyMetadata, network_weights, save_policy
+from hunger_rl.policies.models.encoders import make_encoder
+from hunger_rl.policies.models.networks import ACTIVATION_FUNCTIONS, policy_class_and_kwargs
 from hunger_rl.training.action_values import (
     encode_samples,
     explorer_samples,
@@ -52,7 +47,6 @@ from hunger_rl.training.config import TrainConfig
 from hunger_rl.training.distill import fit_to_teacher, game_positions, label_positions
 from hunger_rl.training.endgame import endgame_positions, fit_endgame_head, play_values
 from hunger_rl.training.evaluation import evaluate
-from hunger_rl.training.features import make_encoder
 from hunger_rl.training.selfplay import OpponentPool
 from hunger_rl.training.single_agent import make_single_agent_env
 

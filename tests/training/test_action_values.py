@@ -8,7 +8,9 @@ import torch
 
 from hunger_rl.envs.hungry.batched import forecast_values_of_observations
 from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
-from hunger_rl.policies.learned import PolicyMetadata, action_logits, build_network
+from hunger_rl.policies.learned import PolicyMetadata, build_network
+from hunger_rl.policies.models.encoders import make_encoder
+from hunger_rl.policies.models.networks import action_logits
 from hunger_rl.training.action_values import (
     VALIDATION_EVERY,
     ExplorerSamples,
@@ -17,7 +19,6 @@ from hunger_rl.training.action_values import (
     fit_action_values,
 )
 from hunger_rl.training.config import config_from_dict
-from hunger_rl.training.features import make_encoder
 from hunger_rl.training.train import train
 
 ACTION_VALUES = {"games": 24, "epochs": 1, "workers": 1}

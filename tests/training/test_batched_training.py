@@ -21,18 +21,18 @@ from hunger_rl.envs.hungry.engine import (
 from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.policies.hungry import RESORT_CARDS
 from hunger_rl.policies.learned import load_policy
+from hunger_rl.policies.models.encoders import (
+    DETAIL_SCALE,
+    HUNGRY_FEATURE_SCALE,
+    make_encoder,
+    observation_scale,
+)
 from hunger_rl.training.batched_vec_env import (
     BatchedHungryVecEnv,
     make_batched_vec_env,
     split_games,
 )
 from hunger_rl.training.config import config_from_dict
-from hunger_rl.training.features import (
-    DETAIL_SCALE,
-    HUNGRY_FEATURE_SCALE,
-    make_encoder,
-    observation_scale,
-)
 from hunger_rl.training.train import train
 
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from hunger_rl.policies.learned import PolicyMetadata, build_network
+from hunger_rl.policies.models.encoders import make_encoder
 from hunger_rl.policies.registry import make_policy
 from hunger_rl.training.config import config_from_dict
 from hunger_rl.training.distill import fit_to_teacher, game_positions, label_positions
-from hunger_rl.training.features import make_encoder
 from hunger_rl.training.train import train
 
 DISTILL = {"teacher": "greedy", "positions": 300, "epochs": 2, "workers": 1}

@@ -13,11 +13,12 @@ from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.policies.hungry import RESORT_CARDS
 from hunger_rl.policies.learned import (
     PolicyMetadata,
-    action_logits,
     build_network,
     load_policy,
     save_policy,
 )
+from hunger_rl.policies.models.encoders import make_encoder
+from hunger_rl.policies.models.networks import action_logits
 from hunger_rl.training.config import config_from_dict
 from hunger_rl.training.distill import game_positions
 from hunger_rl.training.endgame import (
@@ -26,7 +27,6 @@ from hunger_rl.training.endgame import (
     fit_endgame_head,
     play_values,
 )
-from hunger_rl.training.features import make_encoder
 from hunger_rl.training.train import train
 
 ENDGAME = {"positions": 160, "deals": 2, "epochs": 1, "workers": 1}
