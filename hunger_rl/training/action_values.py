@@ -31,8 +31,9 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from hunger_rl.envs.hungry.batched import BatchedHungry, forecast_values_of_observations
+from hunger_rl.envs.hungry.batched import BatchedHungry
 from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
+from hunger_rl.policies.hungry_batched import forecast_values_of_observations
 from hunger_rl.policies.learned import agreement
 from hunger_rl.policies.models.encoders import make_encoder
 from hunger_rl.training.config import ACTION_VALUE_VALIDATION_EVERY as VALIDATION_EVERY

@@ -33,15 +33,10 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from hunger_rl.envs.hungry import env as hungry_env
-from hunger_rl.envs.hungry.batched import (
-    POLICY_KINDS,
-    BatchedHungry,
-    BatchedPolicy,
-    LearnerOutputs,
-    play_to_learners,
-    step_learners,
-)
+from hunger_rl.envs.hungry.batched import BatchedHungry
 from hunger_rl.envs.hungry.engine import NUM_ACTIONS
+from hunger_rl.policies.hungry_batched import POLICY_KINDS, BatchedPolicy
+from hunger_rl.training.batched_learner import LearnerOutputs, play_to_learners, step_learners
 from hunger_rl.training.single_agent import MARGIN_SCALE
 
 

@@ -21,8 +21,9 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from hunger_rl.envs.hungry.batched import BatchedHungry, BatchedPolicy
+from hunger_rl.envs.hungry.batched import BatchedHungry
 from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
+from hunger_rl.policies.hungry_batched import BatchedPolicy
 from hunger_rl.policies.learned import agreement
 from hunger_rl.training.matches import cached_policy, map_chunks
 

@@ -6,8 +6,9 @@ import pytest
 import torch
 
 from hunger_rl.envs import hunger_show_v0
-from hunger_rl.envs.hungry.batched import BatchedHungry, BatchedPolicy
+from hunger_rl.envs.hungry.batched import BatchedHungry
 from hunger_rl.policies import hunger_show
+from hunger_rl.policies.hungry_batched import BatchedPolicy
 from hunger_rl.policies.learned import (
     LearnedPolicy,
     PolicyMetadata,

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from hunger_rl.envs.hungry.batched import forecast_values_of_observations
 from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
+from hunger_rl.policies.hungry_batched import forecast_values_of_observations
 from hunger_rl.policies.learned import PolicyMetadata, build_network
 from hunger_rl.policies.models.encoders import make_encoder
 from hunger_rl.policies.models.networks import action_logits

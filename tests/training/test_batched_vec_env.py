@@ -5,9 +5,10 @@ import pytest
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
 
-from hunger_rl.envs.hungry.batched import BatchedHungry, BatchedPolicy
+from hunger_rl.envs.hungry.batched import BatchedHungry
 from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
 from hunger_rl.envs.rewards import r1_rewards
+from hunger_rl.policies.hungry_batched import BatchedPolicy
 from hunger_rl.training.batched_vec_env import BatchedHungryVecEnv
 
 

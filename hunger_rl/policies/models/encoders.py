@@ -34,11 +34,6 @@ from hunger_rl.envs import load_game
 from hunger_rl.envs.hunger_show.env import NUM_CHOICES as SHOW_CHOICES
 from hunger_rl.envs.hunger_show.env import legal_mask as show_legal_mask
 from hunger_rl.envs.hunger_show.tokens import NUM_ACTIONS as SHOW_ACTS
-from hunger_rl.envs.hungry.batched import (
-    FIRST_POINTS,
-    FORECAST_DETAILS,
-    forecast_values_of_observations,
-)
 from hunger_rl.envs.hungry.engine import (
     ACTION_RESORT,
     NUM_ACTIONS,
@@ -50,6 +45,11 @@ from hunger_rl.envs.hungry.engine import (
 from hunger_rl.envs.hungry.observation import observation_layout
 from hunger_rl.policies import hunger_show
 from hunger_rl.policies.hungry import RESORT_CARDS
+from hunger_rl.policies.hungry_batched import (
+    FIRST_POINTS,
+    FORECAST_DETAILS,
+    forecast_values_of_observations,
+)
 
 SHOW_SCALE = 10.0
 # Crowd values are food points divided by this: 40 (the action scorer's logits per unit of
