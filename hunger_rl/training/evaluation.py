@@ -181,9 +181,9 @@ def evaluate(
     progress: bool = True,
 ) -> EvaluationResult:
     """Play ``games`` seat-rotated games of the lineup ``policies`` and aggregate per spec."""
-    from hunger_rl.envs import load_game
+    from hunger_rl.envs import game_spec
 
-    load_game(game)
+    game_info = game_spec(game)
     if isinstance(num_players, bool) or not isinstance(num_players, int) or num_players < 2:
         raise ValueError(f"num_players must be an integer of at least 2, got {num_players!r}")
     if games < 1:
@@ -208,7 +208,7 @@ def evaluate(
         requested_games=games,
         seed=seed,
         rows=aggregate(records, lineup, num_players),
-        score_label="mean total" if game == "hungry" else "mean raft sets",
+        score_label=game_info.score_label,
         records=records,
     )
 

@@ -66,7 +66,7 @@ except ImportError as error:
     raise ImportError(
         "the rllib backend needs Ray RLlib: pip install 'hunger-rl[rllib]'") from error
 
-from hunger_rl.envs.hungry.view import HungryView
+from hunger_rl.envs import game_spec
 from hunger_rl.policies.learned import POLICY_FILE, LearnedPolicy, PolicyMetadata, save_policy
 from hunger_rl.policies.models.encoders import observation_scale
 from hunger_rl.policies.registry import make_policy
@@ -179,7 +179,7 @@ def make_rllib_env(env_config: dict[str, Any]):
     ``game_options``): the game, the observation adapter, RLlib's PettingZoo wrapper."""
     game = env_config["game"]
     game_env = make_game_env(game, env_config["num_players"], env_config.get("game_options"))
-    if game == "hunger_show":
+    if game_spec(game).api == "parallel":
         return ParallelPettingZooEnv(ParallelObservationAdapter(game_env))
     return PettingZooEnv(AECObservationAdapter(game_env))
 
@@ -254,9 +254,9 @@ class ScriptedModule(RLModule):
     def setup(self):
         config = self.model_config
         self.policy = make_policy(config["spec"], config["game"], config["num_players"])
-        self.game = config["game"]
-        # Hungry's scripted players read its public view; the rulings come from the options.
-        self.tied_second = config["game_options"].get("tied_second", "next")
+        self.game_info = game_spec(config["game"])
+        # Scripted players read the game's public view, which depends on its options.
+        self.game_options = config["game_options"]
         self.rng = np.random.default_rng(config["seed"])
 
     def reset_game(self) -> None:
@@ -268,8 +268,7 @@ class ScriptedModule(RLModule):
         for vector, mask in zip(observations["observations"], observations["action_mask"],
                                 strict=True):
             observation = {"observation": vector, "action_mask": mask.astype(np.int8)}
-            view = (HungryView.from_observation(observation, tied_second=self.tied_second)
-                    if self.game == "hungry" else None)
+            view = self.game_info.view_of(observation, self.game_options)
             actions.append(self.policy.act(observation, self.rng, view))
         return {Columns.ACTIONS: np.array(actions, dtype=np.int64)}
 

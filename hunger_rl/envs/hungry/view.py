@@ -156,3 +156,10 @@ def public_view(game_env, agent: str) -> HungryView:
     return HungryView.from_observation(
         game_env.observe(agent), tied_second=game_env.unwrapped.tied_second
     )
+
+
+def view_from_observation(observation, env_kwargs) -> HungryView:
+    """The view in ``observation`` of a ``hungry_v0`` built with ``env_kwargs``."""
+    return HungryView.from_observation(
+        observation, tied_second=env_kwargs.get("tied_second", "next")
+    )
