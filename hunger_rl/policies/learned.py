@@ -122,19 +122,6 @@ class LearnedPolicy(Policy):
         return (logits + rng.gumbel(size=logits.shape)).argmax(axis=1)
 
 
-def agreement(network: MaskableActorCriticPolicy, inputs: np.ndarray, masks: np.ndarray,
-              actions: np.ndarray, chunk_size: int = 16_384) -> float:
-    """Share of rows where the network's masked argmax is ``actions[row]``, for encoded
-    ``inputs`` (of any float dtype, converted a chunk at a time)."""
-    picks = []
-    for start in range(0, len(inputs), chunk_size):
-        rows = slice(start, start + chunk_size)
-        logits = action_logits(network, torch.as_tensor(inputs[rows], dtype=torch.float32))
-        masked = logits.masked_fill(~torch.as_tensor(masks[rows], dtype=torch.bool), -torch.inf)
-        picks.append(masked.argmax(dim=1).numpy())
-    return float((np.concatenate(picks) == np.asarray(actions)).mean())
-
-
 def network_weights(network: torch.nn.Module) -> dict[str, np.ndarray]:
     """A detached numpy copy of a network's parameters (a frozen snapshot)."""
     return {k: v.detach().cpu().numpy().copy() for k, v in network.state_dict().items()}

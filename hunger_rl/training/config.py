@@ -31,20 +31,6 @@ A config file is a mapping with the sections below; every key is optional except
       opponents: [random, greedy, expert]
       final_games: 2000
       workers: 1
-    distill:                    # Hungry: warm start by imitating a teacher before PPO
-      teacher: null             # a policy spec, e.g. search:16; null: no warm start
-      positions: 40000          # positions labelled by the teacher (forecast players' games)
-      epochs: 8
-      batch_size: 256
-      learning_rate: 1.0e-3
-      workers: 2                # labelling processes
-    action_values:              # Hungry: warm start by fitting action values to game outcomes
-      games: 0                  # explorer games (one explorer seat each), 0 or >= 23; 0: none
-      temperature: 0.5          # the explorer's softmax temperature, in forecast points
-      epochs: 3                 # at most; the epoch best on held-out games is kept
-      batch_size: 1024
-      learning_rate: 3.0e-4
-      workers: 2                # encoding processes
     endgame:                    # Hungry: fit the endgame head to play values from playouts
       positions: 0              # positions after the last draw; 0: no fit
       deals: 8                  # playouts per legal play
@@ -75,16 +61,11 @@ prior and learns where to depart from it. The prior is, for Hungry, the forecast
 valuation, compiled); for HUNGER: The Show, the crowd values (the expert's valuation with one round
 of replies, ``policies.models.encoders``).
 
-``action_values.games: N`` (Hungry only, sb3 backend) fits the fresh network's logits, before
-PPO, to the outcomes of N compiled games in which one seat explores around the forecast's plays
-and the others play them (``training.action_values``): a warm start by one step of policy
-iteration, where ``distill`` imitates a teacher instead; a run takes one or the other.
-
 ``network.endgame_head: true`` (Hungry, with ``action_scorer``) gives the scorer a second head
 that scores the plays once the deck is empty (``policies.models.hungry_endgame``);
 ``endgame.positions: N``
 fits it before PPO to the values of the legal plays in N such positions, measured by playouts
-(``training.endgame``), after any other warm start.
+(``training.endgame``).
 """
 
 from __future__ import annotations
@@ -119,9 +100,6 @@ def _rule(check: Callable[[Any], bool], requirement: str) -> dict[str, Any]:
 POSITIVE = _rule(lambda v: v > 0, "a positive number")
 NON_NEGATIVE = _rule(lambda v: v >= 0, "a non-negative number")
 UNIT_INTERVAL = _rule(lambda v: 0 <= v <= 1, "a number in [0, 1]")
-# The action-value warm start holds out every this-many-th game to choose its epoch; a prime, so
-# that the held-out games' explorers cycle through all seats (the seat changes the odds a lot).
-ACTION_VALUE_VALIDATION_EVERY = 23
 # The endgame fit holds out every this-many-th game's positions to choose its epoch.
 ENDGAME_VALIDATION_EVERY = 10
 
@@ -189,38 +167,6 @@ class EvaluationConfig:
 
 
 @dataclass(frozen=True)
-class DistillConfig:
-    """Warm start (Hungry, sb3 backend): before PPO, fit the network to ``teacher``'s choices in
-    ``positions`` positions of forecast players' games (``training.distill``); no teacher, no
-    warm start."""
-
-    teacher: str | None = None
-    positions: int = field(default=40_000, metadata=POSITIVE)
-    epochs: int = field(default=8, metadata=POSITIVE)
-    batch_size: int = field(default=256, metadata=POSITIVE)
-    learning_rate: float = field(default=1e-3, metadata=POSITIVE)
-    workers: int = field(default=2, metadata=POSITIVE)
-
-
-@dataclass(frozen=True)
-class ActionValueConfig:
-    """Warm start (Hungry, sb3 backend): before PPO, fit the network's logits to the outcomes
-    of ``games`` games of an exploring forecast player against forecast players
-    (``training.action_values``); 0 games, no warm start. One game in
-    ``ACTION_VALUE_VALIDATION_EVERY`` is held out, so a warm start needs at least that many."""
-
-    games: int = field(default=0, metadata=_rule(
-        lambda v: v == 0 or v >= ACTION_VALUE_VALIDATION_EVERY,
-        f"0 (no warm start) or at least {ACTION_VALUE_VALIDATION_EVERY} (one game in "
-        f"{ACTION_VALUE_VALIDATION_EVERY} is held out)"))
-    temperature: float = field(default=0.5, metadata=POSITIVE)
-    epochs: int = field(default=3, metadata=POSITIVE)
-    batch_size: int = field(default=1024, metadata=POSITIVE)
-    learning_rate: float = field(default=3e-4, metadata=POSITIVE)
-    workers: int = field(default=2, metadata=POSITIVE)
-
-
-@dataclass(frozen=True)
 class EndgameConfig:
     """Fit the network's endgame head (``network.endgame_head``) before PPO to the values of
     the legal plays in ``positions`` positions after the last draw, each play's value its mean
@@ -259,8 +205,6 @@ class TrainConfig:
     network: NetworkConfig = field(default_factory=NetworkConfig)
     opponents: OpponentsConfig = field(default_factory=OpponentsConfig)
     evaluation: EvaluationConfig = field(default_factory=EvaluationConfig)
-    distill: DistillConfig = field(default_factory=DistillConfig)
-    action_values: ActionValueConfig = field(default_factory=ActionValueConfig)
     endgame: EndgameConfig = field(default_factory=EndgameConfig)
     backend: str = field(default="sb3", metadata=_rule(
         lambda v: v in BACKENDS, f"one of {list(BACKENDS)}"))
@@ -408,18 +352,6 @@ def _check_consistency(config: TrainConfig) -> None:
                 f"endgame.positions must be 0 or at least {minimum} (the positions of "
                 f"{ENDGAME_VALIDATION_EVERY} games: one game in {ENDGAME_VALIDATION_EVERY} is "
                 f"held out)")
-    if config.distill.teacher is not None:
-        if config.game != "hungry" or config.backend != "sb3":
-            raise ValueError("distill applies to hungry with the sb3 backend only")
-        try:
-            make_policy(config.distill.teacher, config.game, config.num_players)
-        except (OSError, ValueError) as error:
-            raise ValueError(f"distill.teacher: {error}") from error
-    if config.action_values.games:
-        if config.game != "hungry" or config.backend != "sb3":
-            raise ValueError("action_values applies to hungry with the sb3 backend only")
-        if config.distill.teacher is not None:
-            raise ValueError("choose one warm start: distill.teacher or action_values.games")
     if config.backend == "rllib":
         if config.rllib.minibatch_size > config.rllib.train_batch_size:
             raise ValueError(

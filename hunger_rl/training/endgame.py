@@ -32,8 +32,8 @@ from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.policies.hungry_batched import forecast_values_of_observations
 from hunger_rl.policies.hungry_search import playout_win_shares
 from hunger_rl.training.config import ENDGAME_VALIDATION_EVERY as VALIDATION_EVERY
-from hunger_rl.training.distill import game_positions, minibatch_epoch
 from hunger_rl.training.matches import map_chunks
+from hunger_rl.training.positions import game_positions, minibatch_epoch
 
 # Positions per labelling task.
 CHUNK_SIZE = 500

@@ -36,17 +36,12 @@ from tqdm import tqdm
 from hunger_rl.policies.learned import POLICY_FILE, PolicyMetadata, network_weights, save_policy
 from hunger_rl.policies.models.encoders import make_encoder
 from hunger_rl.policies.models.networks import ACTIVATION_FUNCTIONS, policy_class_and_kwargs
-from hunger_rl.training.action_values import (
-    encode_samples,
-    explorer_samples,
-    fit_action_values,
-)
 from hunger_rl.training.batched_vec_env import make_batched_vec_env
 from hunger_rl.training.checkpoint import TrainingState, load_checkpoint, save_checkpoint
 from hunger_rl.training.config import TrainConfig
-from hunger_rl.training.distill import fit_to_teacher, game_positions, label_positions
 from hunger_rl.training.endgame import endgame_positions, fit_endgame_head, play_values
 from hunger_rl.training.evaluation import evaluate
+from hunger_rl.training.positions import encode_positions
 from hunger_rl.training.selfplay import OpponentPool
 from hunger_rl.training.single_agent import make_single_agent_env
 
@@ -84,13 +79,9 @@ def train(config: TrainConfig, resume: str | Path | None = None,
                        **policy_kwargs},
         **asdict(config.ppo))
 
-    # 2. Start fresh (after the warm start, if any, the network is the first snapshot) or
+    # 2. Start fresh (after the endgame fit, if any, the network is the first snapshot) or
     # restore a checkpoint.
     if resume is None:
-        if config.distill.teacher is not None:
-            warm_start(config, model.policy, out, progress)
-        if config.action_values.games:
-            fit_action_values_start(config, model.policy, out, progress)
         if config.endgame.positions:
             fit_endgame_start(config, model.policy, out, progress)
         state = TrainingState(snapshots=[network_weights(model.policy)])
@@ -146,42 +137,6 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     return table
 
 
-def warm_start(config: TrainConfig, policy: Any, out: Path, progress: bool) -> None:
-    """Fit the fresh network to ``distill.teacher`` (``training.distill``); report to
-    ``out/distill.json``."""
-    settings = config.distill
-    observations, masks = game_positions(config.num_players, settings.positions, config.seed,
-                                         config.game_options)
-    labels = label_positions(settings.teacher, config.num_players, observations, masks,
-                             config.seed, settings.workers, progress)
-    encoder = make_encoder(config.game, config.num_players, config.game_options)
-    result = fit_to_teacher(policy, encoder.batch(observations), masks, labels, settings.epochs,
-                            settings.batch_size, settings.learning_rate, config.seed, progress)
-    (out / "distill.json").write_text(json.dumps({"teacher": settings.teacher,
-                                                  **asdict(result)}, indent=1))
-    print(f"warm start: the network picks {settings.teacher}'s play in "
-          f"{result.agreement_before:.1%} of {result.positions} positions before fitting, "
-          f"{result.agreement_after:.1%} after")
-
-
-def fit_action_values_start(config: TrainConfig, policy: Any, out: Path,
-                            progress: bool) -> None:
-    """Fit the fresh network's logits to explorer games' outcomes
-    (``training.action_values``); report to ``out/action_values.json``."""
-    settings = config.action_values
-    samples = explorer_samples(config.num_players, settings.games, settings.temperature,
-                               config.seed, config.game_options, progress)
-    inputs = encode_samples(config.num_players, samples.observations, config.game_options,
-                            settings.workers, progress)
-    result = fit_action_values(policy, inputs, samples, settings.epochs, settings.batch_size,
-                               settings.learning_rate, config.seed, progress)
-    (out / "action_values.json").write_text(json.dumps(asdict(result), indent=1))
-    print(f"warm start: action values fitted on {result.positions} positions, epoch "
-          f"{result.best_epoch + 1} of {settings.epochs} kept (held-out loss "
-          f"{result.validation_losses[result.best_epoch]:.4f}); the network plays the "
-          f"forecast's choice in {result.forecast_agreement:.1%} of them")
-
-
 def fit_endgame_start(config: TrainConfig, policy: Any, out: Path, progress: bool) -> None:
     """Fit the network's endgame head to playout values of positions after the last draw
     (``training.endgame``); report to ``out/endgame.json``."""
@@ -190,8 +145,8 @@ def fit_endgame_start(config: TrainConfig, policy: Any, out: Path, progress: boo
                                   config.game_options)
     values = play_values(config.num_players, positions, settings.deals, config.seed,
                          config.game_options, settings.workers, progress)
-    inputs = encode_samples(config.num_players, positions.observations, config.game_options,
-                            settings.workers, progress)
+    inputs = encode_positions(config.num_players, positions.observations, config.game_options,
+                              settings.workers, progress)
     result = fit_endgame_head(policy, inputs, positions, values, settings.epochs,
                               settings.batch_size, settings.learning_rate, config.seed,
                               progress)
@@ -224,7 +179,8 @@ def make_vec_env(config: TrainConfig) -> VecEnv:
 def make_training_env(config: TrainConfig, in_worker: bool = False) -> Monitor:
     if in_worker:
         torch.set_num_threads(1)  # workers only run snapshot opponents, one game at a time
-    view_options = {"margin_shaping": config.env.margin_shaping} if config.game == "hungry" else {}
+    view_options = ({"margin_shaping": config.env.margin_shaping}
+                    if config.env.margin_shaping else {})
     env = make_single_agent_env(config.game, config.num_players, config.game_options,
                                 **view_options)
     # The pool needs the env's spaces to rebuild snapshots, hence set after construction.
