@@ -52,7 +52,8 @@ def play_games(
     """Play game ``i`` with ``schedule[i]`` (one spec per seat); records in schedule order."""
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    _make_env(game, num_players, env_kwargs or {})  # bad game or arguments: fail here, once
+    # A bad game or bad arguments fail here, once.
+    _make_env(game_spec(game), num_players, env_kwargs or {})
     for seats in schedule:
         if len(seats) != num_players:
             raise ValueError(f"a game of {num_players} players needs {num_players} seats: {seats}")
