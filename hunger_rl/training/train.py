@@ -46,6 +46,9 @@ from hunger_rl.training.selfplay import OpponentPool
 from hunger_rl.training.single_agent import make_single_agent_env
 
 CURVE_FIELDS = ("steps", "opponent", "games", "win_share", "ci_low", "ci_high")
+# The final evaluation plays from seed + this: a large prime, so that its games share no seed
+# with the periodic evaluations, which play from seed + steps.
+FINAL_EVALUATION_SEED_OFFSET = 1_000_003
 
 
 def prepare_output(config: TrainConfig) -> Path:
@@ -129,7 +132,7 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     _save_checkpoint(out, model, metadata, state, config)
     train_seconds = time.perf_counter() - started
     table = evaluate_policy(config, policy_path, config.evaluation.final_games,
-                            seed=config.seed + 1_000_003, progress=progress)
+                            seed=config.seed + FINAL_EVALUATION_SEED_OFFSET, progress=progress)
     write_table(table, out, {"steps": state.steps, "train_seconds": round(train_seconds, 1),
                              "policy": str(policy_path)})
     write_learning_curve(state.history + [{"steps": state.steps, **row} for row in table], out)
