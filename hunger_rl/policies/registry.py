@@ -101,7 +101,8 @@ def _load_checkpoint(path: str, game: str, num_players: int) -> Policy:
         from hunger_rl.policies.learned import load_policy
     except ImportError as error:
         raise ValueError(
-            f"cannot load checkpoint {path!r}: trained policies are not available ({error})"
+            f"cannot load checkpoint {path!r}: trained policies need the train extra, "
+            f"pip install 'hunger-rl[train]' ({error})"
         ) from error
     return load_policy(path, game=game, num_players=num_players)
 

@@ -6,6 +6,7 @@ import argparse
 import os
 
 from hunger_rl.envs import GAMES
+from hunger_rl.policies.registry import spec_names
 
 
 def add_commands(commands) -> None:
@@ -13,8 +14,8 @@ def add_commands(commands) -> None:
     evaluate = commands.add_parser(
         "evaluate",
         help="seat-rotated matches of a lineup of policies, with 95%% win-share intervals",
-        description="Policy specs: random, greedy, expert, forecast and search:N (hungry), or a "
-        "checkpoint path. Give one spec per seat, or fewer: the last one fills the other seats.",
+        description=f"Policy specs: {_specs_text()}. Give one spec per seat, or fewer: the last "
+        "one fills the other seats.",
     )
     _common_arguments(evaluate, default_games=2000)
     evaluate.set_defaults(handler=_evaluate)
@@ -22,15 +23,22 @@ def add_commands(commands) -> None:
     tournament = commands.add_parser(
         "tournament",
         help="round-robin over policies: OpenSkill ratings and a pairwise win-share matrix",
-        description="Every seat arrangement of the policies is played equally often.",
+        description=f"Every seat arrangement of the policies is played equally often. Policy "
+        f"specs: {_specs_text()}.",
     )
     _common_arguments(tournament, default_games=1000)
     tournament.set_defaults(handler=_tournament)
 
 
+def _specs_text() -> str:
+    """Every game's policy specs, from the registry (``--help`` text)."""
+    per_game = "; ".join(f"{game}: {', '.join(spec_names(game))}" for game in sorted(GAMES))
+    return f"{per_game}; or the path of a trained policy"
+
+
 def _common_arguments(parser: argparse.ArgumentParser, default_games: int) -> None:
     parser.add_argument("--game", choices=sorted(GAMES), required=True)
-    parser.add_argument("--players", type=int, default=2, help="number of players")
+    parser.add_argument("--players", type=int, default=2, help="number of players (default 2)")
     parser.add_argument("--policies", nargs="+", required=True, metavar="SPEC")
     parser.add_argument("--games", type=int, default=default_games)
     parser.add_argument("--seed", type=int, default=0)

@@ -7,7 +7,7 @@ import yaml
 
 from hunger_rl.training.config import config_from_dict, load_config
 
-CONFIGS = sorted((Path(__file__).parents[2] / "configs").glob("*.yaml"))
+CONFIGS = sorted((Path(__file__).parents[2] / "hunger_rl" / "configs").glob("*.yaml"))
 MINIMAL = {"game": "hungry", "num_players": 2}
 
 
