@@ -63,18 +63,18 @@ def _write_outputs(result, args: argparse.Namespace) -> None:
 def _evaluate(args: argparse.Namespace) -> int:
     from hunger_rl.training.evaluation import evaluate
 
-    result = evaluate(
-        args.game, args.players, args.policies, args.games, seed=args.seed,
-        workers=args.workers, progress=not args.no_progress,
-    )
-    _write_outputs(result, args)
-    return 0
+    return _play_and_report(evaluate, args)
 
 
 def _tournament(args: argparse.Namespace) -> int:
     from hunger_rl.training.tournament import tournament
 
-    result = tournament(
+    return _play_and_report(tournament, args)
+
+
+def _play_and_report(play, args: argparse.Namespace) -> int:
+    """Run ``evaluate`` or ``tournament`` (same arguments) and print and write its results."""
+    result = play(
         args.game, args.players, args.policies, args.games, seed=args.seed,
         workers=args.workers, progress=not args.no_progress,
     )
