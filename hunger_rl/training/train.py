@@ -24,6 +24,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 import yaml
 from gymnasium import spaces
@@ -315,18 +316,29 @@ def write_learning_curve(history: list[dict[str, Any]], out: Path) -> None:
         writer = csv.DictWriter(handle, fieldnames=CURVE_FIELDS)
         writer.writeheader()
         writer.writerows({k: row[k] for k in CURVE_FIELDS} for row in history)
+    figure = learning_curve_figure(history)
+    figure.savefig(out / "learning_curve.png", dpi=100)
+    plt.close(figure)
+
+
+def learning_curve_figure(history: list[dict[str, Any]]):
+    """Win share against each opponent over steps, each point with its 95% interval as an
+    error bar (so that a run with one evaluation still shows its point and interval)."""
+    import matplotlib.pyplot as plt
+
     figure, axes = plt.subplots(figsize=(7, 4))
     for opponent in dict.fromkeys(row["opponent"] for row in history):
         rows = [row for row in history if row["opponent"] == opponent]
-        steps = [row["steps"] for row in rows]
-        axes.plot(steps, [row["win_share"] for row in rows], marker="o", label=opponent)
-        axes.fill_between(steps, [row["ci_low"] for row in rows],
-                          [row["ci_high"] for row in rows], alpha=0.2)
+        shares = np.array([row["win_share"] for row in rows])
+        below = shares - [row["ci_low"] for row in rows]
+        above = [row["ci_high"] for row in rows] - shares
+        axes.errorbar([row["steps"] for row in rows], shares, yerr=[below, above], marker="o",
+                      capsize=3, label=opponent)
     axes.set_xlabel("training steps (learner decisions)")
     axes.set_ylabel("win share (95% interval)")
+    axes.set_xlim(0, 1.05 * max(row["steps"] for row in history))
     axes.set_ylim(0, 1)
     axes.grid(alpha=0.3)
     axes.legend(title="against")
     figure.tight_layout()
-    figure.savefig(out / "learning_curve.png", dpi=100)
-    plt.close(figure)
+    return figure

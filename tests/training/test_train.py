@@ -10,7 +10,7 @@ from hunger_rl.cli import main
 from hunger_rl.policies.learned import load_policy, read_metadata
 from hunger_rl.policies.registry import make_policy
 from hunger_rl.training.config import load_config
-from hunger_rl.training.train import train
+from hunger_rl.training.train import learning_curve_figure, train
 
 TINY = Path(__file__).with_name("tiny_hungry.yaml")
 
@@ -107,3 +107,15 @@ def test_resume_from_a_corrupt_checkpoint_is_refused(trained, tmp_path):
         train(config, resume=broken, progress=False)
     with pytest.raises(ValueError, match="not a training checkpoint"):
         train(config, resume=tmp_path, progress=False)
+
+
+def test_a_one_point_learning_curve_shows_its_point_and_interval():
+    history = [{"steps": 4096, "opponent": "expert", "games": 200, "win_share": 0.6,
+                "ci_low": 0.5, "ci_high": 0.7}]
+    axes = learning_curve_figure(history).axes[0]
+    (line,) = axes.lines[:1]
+    assert line.get_xydata().tolist() == [[4096, 0.6]]
+    low, high = axes.get_xlim()
+    assert low <= 0 < 4096 < high
+    (bars,) = axes.collections  # the error bar of the interval
+    np.testing.assert_allclose(bars.get_segments()[0], [[4096, 0.5], [4096, 0.7]])
