@@ -102,7 +102,10 @@ def cached_policy(game: str, num_players: int, spec: str, seat: int) -> Policy:
     key = (game, num_players, spec, seat)
     if key not in _POLICY_CACHE:
         _POLICY_CACHE[key] = make_policy(spec, game, num_players)
-        if "torch" in sys.modules:
+        # A worker process runs one game at a time on one thread; the main process keeps the
+        # threads its caller chose (a training run's ``torch_threads``), so that evaluating in
+        # this process or in workers cannot change how the run trains.
+        if "torch" in sys.modules and multiprocessing.parent_process() is not None:
             sys.modules["torch"].set_num_threads(1)
     return _POLICY_CACHE[key]
 

@@ -1,10 +1,13 @@
 """End-to-end training on a tiny config: artefacts, policy loading, resume, bad checkpoints."""
 
+import dataclasses
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
+from safetensors.torch import load_file
 
 from hunger_rl.cli import main
 from hunger_rl.policies.learned import load_policy, read_metadata
@@ -119,3 +122,23 @@ def test_a_one_point_learning_curve_shows_its_point_and_interval():
     assert low <= 0 < 4096 < high
     (bars,) = axes.collections  # the error bar of the interval
     np.testing.assert_allclose(bars.get_segments()[0], [[4096, 0.5], [4096, 0.7]])
+
+
+def test_the_same_config_and_seed_train_the_same_policy(trained, tmp_path):
+    """A second run of the tiny config, its games in subprocess envs and its evaluations in two
+    worker processes instead of all in this one, trains bit-identical weights and scores them
+    the same (docs/architecture.md, Reproducibility)."""
+    config = load_config(TINY)
+    config = config.replace(
+        out=str(tmp_path / "again"),
+        env=dataclasses.replace(config.env, vec_env="subprocess"),
+        evaluation=dataclasses.replace(config.evaluation, workers=2))
+    train(config, progress=False)
+    first = load_file(str(trained / "policy.safetensors"))
+    second = load_file(str(tmp_path / "again" / "policy.safetensors"))
+    assert first.keys() == second.keys()
+    for name, tensor in first.items():
+        assert torch.equal(tensor, second[name]), name
+    rows = [json.loads((out / "evaluation.json").read_text())["rows"]
+            for out in (trained, tmp_path / "again")]
+    assert rows[0] == rows[1]
