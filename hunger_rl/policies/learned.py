@@ -93,7 +93,11 @@ class LearnedPolicy(Policy):
     @classmethod
     def from_weights(cls, metadata: PolicyMetadata, weights: Mapping[str, Any],
                      deterministic: bool = True, name: str = "learned") -> LearnedPolicy:
-        network = build_network(metadata)
+        # Built inside a fork of torch's random state: the initial weights are overwritten
+        # below, and drawing them must not move the caller's random stream (a training run that
+        # loads snapshots or evaluates in its own process would otherwise train differently).
+        with torch.random.fork_rng(devices=[]):
+            network = build_network(metadata)
         tensors = {k: torch.as_tensor(np.asarray(v)) for k, v in weights.items()}
         try:
             network.load_state_dict(tensors, strict=True)

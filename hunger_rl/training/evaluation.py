@@ -27,7 +27,8 @@ def wilson_interval(successes: float, trials: int, z: float = Z_95) -> tuple[flo
     denominator = 1.0 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # The interval holds p exactly: at p = 0 or 1 rounding would leave it a hair outside.
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def expand_lineup(policies: Sequence[str], num_players: int) -> list[str]:

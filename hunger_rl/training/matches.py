@@ -54,6 +54,9 @@ def play_games(
         raise ValueError(f"workers must be at least 1, got {workers}")
     # A bad game or bad arguments fail here, once.
     _make_env(game_spec(game), num_players, env_kwargs or {})
+    # Policies are built afresh for every schedule: a policy file may have changed since the
+    # last one (a training run rewrites its policy.safetensors before each evaluation).
+    _POLICY_CACHE.clear()
     for seats in schedule:
         if len(seats) != num_players:
             raise ValueError(f"a game of {num_players} players needs {num_players} seats: {seats}")
@@ -93,12 +96,14 @@ def init_worker() -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
-# Policies built in this process, by (game, players, spec, seat), reused across games.
+# Policies built in this process, by (game, players, spec, seat), reused across the games of
+# one schedule.
 _POLICY_CACHE: dict[tuple, Policy] = {}
 
 
 def cached_policy(game: str, num_players: int, spec: str, seat: int) -> Policy:
-    """The policy ``spec`` for one seat, built once per process and reused across games."""
+    """The policy ``spec`` for one seat, built once per process and schedule and reused across
+    its games."""
     key = (game, num_players, spec, seat)
     if key not in _POLICY_CACHE:
         _POLICY_CACHE[key] = make_policy(spec, game, num_players)

@@ -330,8 +330,9 @@ def learning_curve_figure(history: list[dict[str, Any]]):
     for opponent in dict.fromkeys(row["opponent"] for row in history):
         rows = [row for row in history if row["opponent"] == opponent]
         shares = np.array([row["win_share"] for row in rows])
-        below = shares - [row["ci_low"] for row in rows]
-        above = [row["ci_high"] for row in rows] - shares
+        # Clipped at 0: at a share of 0 or 1 the interval's end can round past the share.
+        below = np.maximum(shares - [row["ci_low"] for row in rows], 0)
+        above = np.maximum([row["ci_high"] for row in rows] - shares, 0)
         axes.errorbar([row["steps"] for row in rows], shares, yerr=[below, above], marker="o",
                       capsize=3, label=opponent)
     axes.set_xlabel("training steps (learner decisions)")

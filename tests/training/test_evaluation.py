@@ -32,6 +32,8 @@ from hunger_rl.training.tournament import (
 )
 def test_wilson_interval_known_values(successes, trials, low, high):
     assert wilson_interval(successes, trials) == pytest.approx((low, high), abs=1e-4)
+    assert wilson_interval(successes, trials)[0] <= successes / trials <= wilson_interval(
+        successes, trials)[1]
 
 
 def test_lineup_fills_the_last_spec_and_rejects_too_many():

@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -142,3 +143,20 @@ def test_the_same_config_and_seed_train_the_same_policy(trained, tmp_path):
     rows = [json.loads((out / "evaluation.json").read_text())["rows"]
             for out in (trained, tmp_path / "again")]
     assert rows[0] == rows[1]
+
+
+def test_evaluation_reads_a_rewritten_policy_file(trained, tmp_path):
+    """A run rewrites policy.safetensors before each evaluation; an evaluation in this
+    process plays the file as it is now, not a policy cached from the last one."""
+    from hunger_rl.training.evaluation import evaluate
+
+    def outcomes(path):
+        result = evaluate("hungry", 2, [str(path), "greedy"], games=16, seed=5, progress=False)
+        return [(record.win_shares, record.scores) for record in result.records]
+
+    earlier = trained / "checkpoints" / "step_000000256" / "policy.safetensors"
+    path = tmp_path / "policy.safetensors"
+    shutil.copy(trained / "policy.safetensors", path)
+    final = outcomes(path)
+    shutil.copy(earlier, path)
+    assert outcomes(path) == outcomes(earlier) != final
