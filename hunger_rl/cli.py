@@ -11,7 +11,7 @@ import dataclasses
 import sys
 
 from hunger_rl.configs import config_names, config_summary, resolve_config
-from hunger_rl.envs import GAMES, game_spec
+from hunger_rl.envs import GAMES, game_spec, player_counts_text
 from hunger_rl.training.commands import add_commands as add_evaluation_commands
 
 # The optional extra that provides each module a command may need.
@@ -75,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="print one random game with the text renderer")
     demo.add_argument("game", choices=sorted(GAMES))
     demo.add_argument("--players", type=int,
-                      help="number of players (default: the game's usual count)")
+                      help=f"number of players ({player_counts_text()}; default: the game's "
+                      "usual count)")
     demo.add_argument("--seed", type=int, default=0, help="seed of the deal and of the moves")
     demo.set_defaults(handler=_demo)
 

@@ -8,6 +8,7 @@ import pytest
 
 from hunger_rl.cli import build_parser, main
 from hunger_rl.configs import config_names, config_path, resolve_config
+from hunger_rl.envs import GAMES, player_counts_text
 from hunger_rl.policies.registry import spec_names
 
 # Run in a fresh interpreter where the train extra's modules cannot be imported, as after a
@@ -88,3 +89,17 @@ def test_a_missing_extra_is_one_line_naming_the_install():
     assert done.stderr.strip().splitlines() == [
         "hunger-rl: error: `hunger-rl train` needs the train extra (no module 'yaml'): "
         "pip install 'hunger-rl[train]'"]
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_game_specs_match_their_environments(name):
+    """The registry's facts are the environments' own: player counts, API, default count."""
+    spec = GAMES[name]
+    for players in (spec.min_players, spec.max_players, spec.default_players):
+        game_env = spec.make_env(players)
+        assert len(game_env.possible_agents) == players
+        assert hasattr(game_env, "agent_iter") == (spec.api == "aec")
+    for players in (spec.min_players - 1, spec.max_players + 1):
+        with pytest.raises(ValueError):
+            spec.make_env(players)
+    assert f"{name} {spec.min_players}-{spec.max_players}" in player_counts_text()

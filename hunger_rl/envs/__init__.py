@@ -80,6 +80,12 @@ GAMES: dict[str, GameSpec] = {
 }
 
 
+def player_counts_text() -> str:
+    """Each game's player counts, for help texts: ``hungry 2-4, hunger_show 2-6``."""
+    return ", ".join(f"{spec.name} {spec.min_players}-{spec.max_players}"
+                     for spec in GAMES.values())
+
+
 def game_spec(name: str) -> GameSpec:
     """The spec of the game called ``name``; a clear error naming the games for another."""
     if name not in GAMES:

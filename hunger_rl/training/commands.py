@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from hunger_rl.envs import GAMES
+from hunger_rl.envs import GAMES, player_counts_text
 from hunger_rl.policies.registry import spec_names
 
 
@@ -38,7 +38,8 @@ def _specs_text() -> str:
 
 def _common_arguments(parser: argparse.ArgumentParser, default_games: int) -> None:
     parser.add_argument("--game", choices=sorted(GAMES), required=True)
-    parser.add_argument("--players", type=int, default=2, help="number of players (default 2)")
+    parser.add_argument("--players", type=int, default=2,
+                        help=f"number of players ({player_counts_text()}; default 2)")
     parser.add_argument("--policies", nargs="+", required=True, metavar="SPEC")
     parser.add_argument("--games", type=int, default=default_games)
     parser.add_argument("--seed", type=int, default=0)
