@@ -84,6 +84,9 @@ from hunger_rl.training.train import (
 
 ENV_NAME = "hunger_rl"
 LEARNER = "learner"
+# Seeds of the scripted opponents' modules lie this far apart (a prime), one per baseline and
+# seat.
+MODULE_SEED_SPACING = 7919
 # Where each tensor of RLlib's PPO module goes in the SB3 policy network (``learned.py``).
 RLLIB_TO_SB3_PREFIXES = {
     "encoder.actor_encoder.net.mlp.": "mlp_extractor.policy_net.",
@@ -368,7 +371,8 @@ def module_specs(config: TrainConfig) -> dict[str, RLModuleSpec]:
                 model_config={"spec": spec, "game": config.game,
                               "num_players": config.num_players,
                               "game_options": dict(config.game_options),
-                              "seed": config.seed + 7919 * (index * config.num_players + seat)})
+                              "seed": config.seed + MODULE_SEED_SPACING
+                              * (index * config.num_players + seat)})
     return specs
 
 
