@@ -30,9 +30,11 @@ README_LINE_LIMIT = 210
 # README command -> the cheap command run instead. The Makefile's `run` target trains the
 # default config into runs/make_run; its cheap form trains the tiny test config there.
 CHEAP_FORMS = {
-    "make run": f"hunger-rl train {TINY} --out runs/make_run --no-progress",
+    "make run": f"hunger-rl train {TINY} --total-steps 128 --final-games 2 --out runs/make_run "
+                "--no-progress",
     "make test": "make -n test",
-    "hunger-rl train hungry_2p": f"hunger-rl train {TINY} --out runs/tiny --no-progress",
+    "hunger-rl train hungry_2p": f"hunger-rl train {TINY} --total-steps 128 --final-games 2 "
+                                 "--out runs/tiny --no-progress",
 }
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
 

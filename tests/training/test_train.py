@@ -125,15 +125,17 @@ def test_a_one_point_learning_curve_shows_its_point_and_interval():
     np.testing.assert_allclose(bars.get_segments()[0], [[4096, 0.5], [4096, 0.7]])
 
 
-def test_the_same_config_and_seed_train_the_same_policy(trained, tmp_path):
-    """A second run of the tiny config, its games in subprocess envs and its evaluations in two
-    worker processes instead of all in this one, trains bit-identical weights and scores them
-    the same (docs/architecture.md, Reproducibility)."""
+# Subprocess envs cost a few interpreter starts: that variant runs with the slow checks.
+@pytest.mark.parametrize("vec_env", ["dummy", pytest.param("subprocess", marks=pytest.mark.slow)])
+def test_the_same_config_and_seed_train_the_same_policy(trained, tmp_path, vec_env):
+    """A second run of the tiny config (its games in ``vec_env``) without the evaluation the
+    first made in this process halfway, which loaded a policy there, trains bit-identical
+    weights and scores them the same (docs/architecture.md, Reproducibility)."""
     config = load_config(TINY)
     config = config.replace(
         out=str(tmp_path / "again"),
-        env=dataclasses.replace(config.env, vec_env="subprocess"),
-        evaluation=dataclasses.replace(config.evaluation, workers=2))
+        env=dataclasses.replace(config.env, vec_env=vec_env),
+        evaluation=dataclasses.replace(config.evaluation, every_steps=config.total_steps))
     train(config, progress=False)
     first = load_file(str(trained / "policy.safetensors"))
     second = load_file(str(tmp_path / "again" / "policy.safetensors"))
