@@ -23,7 +23,7 @@ $(RLLIB_STAMP): $(STAMP)
 # The default config (about 4 minutes of training on 2 cores), then its evaluation table
 # against random, greedy and expert, with 200 games each instead of the config's 2,000.
 run: $(STAMP)
-	$(BIN)/hunger-rl train configs/hungry_2p.yaml --final-games 200 --out runs/make_run
+	$(BIN)/hunger-rl train hungry_2p --final-games 200 --out runs/make_run
 
 test: $(RLLIB_STAMP)
 	$(BIN)/python -m pytest -q -n auto -m "not slow"

@@ -1,4 +1,8 @@
-"""The ``hunger-rl`` command."""
+"""hunger-rl: multi-agent RL environments for the tabletop games Hungry and HUNGER: The Show.
+
+Play a random game (demo), pit policies against each other (evaluate, tournament), list the
+shipped training configs (configs) and train a policy from one (train).
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,31 @@ import argparse
 import sys
 from pathlib import Path
 
-from hunger_rl.envs import GAMES, load_game
+from hunger_rl.configs import config_names, config_summary, resolve_config
+from hunger_rl.envs import GAMES, game_spec, player_counts_text
 from hunger_rl.training.commands import MAX_PLAYERS, MAX_SEED, bounded_int, output_folder
 from hunger_rl.training.commands import add_commands as add_evaluation_commands
 
+# The optional extra that provides each module a command may need.
+EXTRA_OF_MODULE = {
+    **dict.fromkeys(("torch", "stable_baselines3", "sb3_contrib", "yaml", "matplotlib",
+                     "tensorboard", "safetensors"), "train"),
+    "ray": "rllib",
+}
+
 
 def _demo(args: argparse.Namespace) -> int:
-    module = load_game(args.game)
-    module.demo(num_players=args.players, seed=args.seed, out=sys.stdout)
+    spec = game_spec(args.game)
+    players = args.players if args.players is not None else spec.default_players
+    spec.load().demo(num_players=players, seed=args.seed, out=sys.stdout)
+    return 0
+
+
+def _configs(args: argparse.Namespace) -> int:
+    names = config_names()
+    width = max(len(name) for name in names)
+    for name in names:
+        print(f"{name:<{width}}  {config_summary(name)}")
     return 0
 
 
@@ -21,7 +42,7 @@ def _train(args: argparse.Namespace) -> int:
     # Imported here: torch, stable-baselines3 and Ray take seconds to load.
     from hunger_rl.training.config import config_from_dict, load_config
 
-    config = load_config(args.config).to_dict()
+    config = load_config(resolve_config(args.config)).to_dict()
     overrides = {"total_steps": args.total_steps, "out": args.out}
     config.update({k: v for k, v in overrides.items() if v is not None})
     if args.final_games is not None:
@@ -54,16 +75,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="print one random game with the text renderer")
     demo.add_argument("game", choices=sorted(GAMES))
-    demo.add_argument("--players", type=bounded_int(1, MAX_PLAYERS), default=2,
-                      help="number of players")
+    demo.add_argument("--players", type=bounded_int(1, MAX_PLAYERS),
+                      help=f"number of players ({player_counts_text()}; default: the game's "
+                      "usual count)")
     demo.add_argument("--seed", type=bounded_int(0, MAX_SEED), default=0,
                       help="seed of the deal and of the moves")
     demo.set_defaults(handler=_demo)
 
     add_evaluation_commands(commands)
 
+    configs = commands.add_parser("configs", help="list the shipped training configs")
+    configs.set_defaults(handler=_configs)
+
     train = commands.add_parser("train", help="self-play PPO from a YAML config (SB3 or Ray RLlib)")
-    train.add_argument("config", help="a config file, e.g. configs/hungry_2p.yaml")
+    train.add_argument("config", help="a shipped config's name (see `hunger-rl configs`), "
+                       "e.g. hungry_2p, or the path of a config file")
     train.add_argument("--resume", help="a checkpoint folder (OUT/checkpoints/step_N), or a run "
                        "folder OUT: its newest complete checkpoint")
     # Their upper bounds are the config schema's, checked with the rest of the config.
@@ -82,6 +108,14 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args)
     except ValueError as error:
         print(f"hunger-rl: error: {error}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as error:
+        top = (error.name or "").split(".")[0]
+        if top not in EXTRA_OF_MODULE:
+            raise
+        extra = EXTRA_OF_MODULE[top]
+        print(f"hunger-rl: error: `hunger-rl {args.command}` needs the {extra} extra (no module "
+              f"{top!r}): pip install 'hunger-rl[{extra}]'", file=sys.stderr)
         return 2
 
 

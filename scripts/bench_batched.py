@@ -32,7 +32,8 @@ def pin_to_one_core() -> None:
 
 
 def hungry_rate(num_games: int, num_players: int, seconds: float) -> float:
-    from hunger_rl.envs.hungry.batched import BatchedHungry, BatchedPolicy
+    from hunger_rl.envs.hungry.batched import BatchedHungry
+    from hunger_rl.policies.hungry_batched import BatchedPolicy
 
     batch = BatchedHungry(num_games, num_players)
     batch.reset(seed=0)

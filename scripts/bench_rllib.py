@@ -2,7 +2,7 @@
 
     python scripts/bench_rllib.py --game hungry --players 2 --runners 1 2
 
-For each runner count: build the algorithm from the game's ``configs/rllib_*.yaml`` (its
+For each runner count: build the algorithm from the game's shipped ``rllib_*`` config (its
 network, PPO and opponent settings), run one warm-up iteration, then time ``--iterations``
 training iterations. Reports env steps per second of whole iterations (sampling plus learning,
 what a run sees), with the 1-minute load average: other work on the machine slows it down.
@@ -14,12 +14,12 @@ import argparse
 import dataclasses
 import os
 import time
-from pathlib import Path
 
 import ray
 import torch
 from ray.tune.registry import register_env
 
+from hunger_rl.configs import config_path
 from hunger_rl.training.config import load_config
 from hunger_rl.training.rllib import ENV_NAME, algorithm_config, make_rllib_env
 
@@ -52,7 +52,7 @@ def main() -> None:
     args = parser.parse_args()
 
     torch.set_num_threads(1)
-    config = load_config(Path(__file__).parents[1] / "configs" / CONFIGS[args.game])
+    config = load_config(config_path(CONFIGS[args.game]))
     if args.players:
         config = config.replace(num_players=args.players)
     ray.init(address="local", num_cpus=max(args.runners), include_dashboard=False,

@@ -1,22 +1,98 @@
 """The games, each a pure rules engine plus its PettingZoo wrappers.
 
-``GAMES`` maps a game name to the import path of its versioned environment module, so that
-commands can accept ``--game NAME`` without importing every game up front.
+``GAMES`` maps a game name to its :class:`GameSpec`, the env-level facts every command needs
+(where its environment module is, its native API, its player counts, what its score means),
+so that commands accept ``--game NAME`` without importing every game up front and without a
+branch per game. Policy-level facts (scripted policies, encoders) are registered by game name
+in ``hunger_rl.policies.registry``. A new game is a folder here plus one entry below.
 """
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
-GAMES = {
-    "hungry": "hunger_rl.envs.hungry_v0",
-    "hunger_show": "hunger_rl.envs.hunger_show_v0",
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game as the commands see it."""
+
+    name: str
+    # Import path of the versioned environment module (``hungry_v0``): ``raw_env``, ``env``,
+    # and for a Parallel game ``parallel_env``.
+    module: str
+    # The environment's native PettingZoo API: "aec" (turn-based) or "parallel".
+    api: str
+    min_players: int
+    max_players: int
+    default_players: int
+    # The key of every agent's final ``info`` that holds its score, and what that score is.
+    score_info: str
+    score_label: str
+    # "module:function" giving a policy's public view of an observation from
+    # ``(observation, env_kwargs)``, for games whose scripted policies read one; else None.
+    public_view: str | None = None
+
+    def load(self) -> ModuleType:
+        return importlib.import_module(self.module)
+
+    def make_env(self, num_players: int, **env_kwargs: Any):
+        """The native environment, unwrapped: ``raw_env`` (AEC) or ``parallel_env``."""
+        module = self.load()
+        factory = module.raw_env if self.api == "aec" else module.parallel_env
+        return factory(num_players=num_players, **env_kwargs)
+
+    def view_of(self, observation: Any, env_kwargs: dict[str, Any]) -> Any:
+        """The public view of ``observation`` for scripted policies, or None."""
+        if self.public_view is None:
+            return None
+        module, _, name = self.public_view.partition(":")
+        return getattr(importlib.import_module(module), name)(observation, env_kwargs)
+
+
+GAMES: dict[str, GameSpec] = {
+    spec.name: spec
+    for spec in (
+        GameSpec(
+            name="hungry",
+            module="hunger_rl.envs.hungry_v0",
+            api="aec",
+            min_players=2,
+            max_players=4,
+            default_players=2,
+            score_info="score",
+            score_label="mean total",
+            public_view="hunger_rl.envs.hungry.view:view_from_observation",
+        ),
+        GameSpec(
+            name="hunger_show",
+            module="hunger_rl.envs.hunger_show_v0",
+            api="parallel",
+            min_players=2,
+            max_players=6,
+            default_players=4,
+            score_info="ranking_key",
+            score_label="mean raft sets",
+        ),
+    )
 }
+
+
+def player_counts_text() -> str:
+    """Each game's player counts, for help texts: ``hungry 2-4, hunger_show 2-6``."""
+    return ", ".join(f"{spec.name} {spec.min_players}-{spec.max_players}"
+                     for spec in GAMES.values())
+
+
+def game_spec(name: str) -> GameSpec:
+    """The spec of the game called ``name``; a clear error naming the games for another."""
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r}; choose one of {sorted(GAMES)}")
+    return GAMES[name]
 
 
 def load_game(name: str) -> ModuleType:
     """Import and return the environment module of the game called ``name``."""
-    if name not in GAMES:
-        raise ValueError(f"unknown game {name!r}; choose one of {sorted(GAMES)}")
-    return importlib.import_module(GAMES[name])
+    return game_spec(name).load()

@@ -1,132 +1,125 @@
-"""HUNGER: The Show, ``hunger_show_v0``: a PettingZoo Parallel environment (AEC view included).
+"""# HUNGER: The Show (``hunger_show_v0``)
 
-Environment card
-================
-
-=================  ===============================================================
-Import             ``from hunger_rl.envs import hunger_show_v0``
-Native API         Parallel: ``hunger_show_v0.parallel_env(**kwargs)``
-AEC view           ``hunger_show_v0.env(**kwargs)`` (PettingZoo's parallel-to-AEC conversion)
-Agents             ``player_0`` .. ``player_{N-1}``, N = 2..6 (S1)
-Action space       ``Discrete(20)``
-Observation space  ``Dict(observation=Box(-1, 1000, (L,), float32),
-                   action_mask=Box(0, 1, (20,), int8))``
-Rewards            R1 (default) or ``"shaped"``
-=================  ===============================================================
+| | |
+|---|---|
+| Import | `from hunger_rl.envs import hunger_show_v0` |
+| API | Parallel (simultaneous): `hunger_show_v0.parallel_env(**kwargs)`; AEC view `env(**kwargs)` |
+| Agents | `player_0` .. `player_{N-1}`, N = 2-6 (S1) |
+| Actions | `Discrete(20)` |
+| Observation | `Dict(observation=Box(-1, 1000, (L,)), action_mask=Box(0, 1, (20,), int8))` |
+| Episode | until The End of the Show, nobody surviving supper, or one survivor (S16) |
+| Reward | R1 win share by default, or `"shaped"` |
 
 Every day all living players pick a location and an action at once; the engine resolves the
 day (rulings S6-S16, read as S21a-h) and every other choice is made by a per-player decision
 object (S19; the Ninja per S21i). A day is atomic (S21j).
 
-Actions
--------
-``action = 5 * location + act`` with locations 0 campsite, 1 beach, 2 jungle, 3 mountains and
-acts 0 fruit, 1 chicken, 2 raft, 3 thief, 4 guard (``encode_action`` / ``decode_action``). The
+## Actions
+`action = 5 * location + act` with locations 0 campsite, 1 beach, 2 jungle, 3 mountains and
+acts 0 fruit, 1 chicken, 2 raft, 3 thief, 4 guard (`encode_action` / `decode_action`). The
 mask allows every pair whose location is in play (S6): 10 actions with 2 players, 15 with 3-4,
 20 with 5-6. Gathering at the Campsite is a legal rest. Eliminated and finished agents get an
 all-zero mask.
 
-Observation (``observation_layout(N)``, also ``env.observation_layout``)
-------------------------------------------------------------------------
-Per-player blocks start with the observer and go round to its left (seat s, s+1, ... mod N).
+## Observation
+`observation_layout(N)` (also `env.observation_layout`) names the slices. Per-player blocks
+start with the observer and go round to its left (seat s, s+1, ... mod N).
 
-=================  ========  ============================================================
-slice              size      content
-=================  ========  ============================================================
-own_cans           4         own cans of value 1, 2, 3, 4 (any colour)
-own_fruit          2         own fruit of value 2, 3
-own_chicken        3         own chicken of value 1, 2, 4
-own_rope           2         own rope tokens of 1, 2 units
-own_log            2         own log tokens of 1, 2 units
-own_coconuts       3         own coconuts of value 0, 1, 2
-own_raft_units     2         own rope units, log units
-token_counts       5N        each player's token count: fruit, chicken, raft, can, coconut
-alive              N         1 if the player is still in the show
-leader             N         one-hot of the Leader
-playing_order      N         position in the playing order (0 = Leader), -1 if eliminated
-day                1         days played so far
-piles              9         tokens left: beach, jungle, mountains x fruit, chicken, raft
-coconuts_left      1         coconut stack size
-events_left        1         event cards left in the deck (The End of the Show included)
-last_event         10        one-hot of yesterday's event card (``EVENT_CARD_NAMES``)
-last_choices       9N        each player's revealed pick yesterday: one-hot location (4),
-                             one-hot act (5); zeros if none
-known_values       11(N-1)   per other player, over the tokens it holds whose value the
-                             observer remembers (S18): count of fruit, chicken, raft, can,
-                             coconut; value sums of fruit, chicken, rope units, log units,
-                             can, coconut
-character          7         one-hot: no character, then ``CHARACTERS`` order (S20)
-=================  ========  ============================================================
+| slice | size | content |
+|---|---|---|
+| `own_cans` | 4 | own cans of value 1, 2, 3, 4 (any colour) |
+| `own_fruit` | 2 | own fruit of value 2, 3 |
+| `own_chicken` | 3 | own chicken of value 1, 2, 4 |
+| `own_rope` | 2 | own rope tokens of 1, 2 units |
+| `own_log` | 2 | own log tokens of 1, 2 units |
+| `own_coconuts` | 3 | own coconuts of value 0, 1, 2 |
+| `own_raft_units` | 2 | own rope units, log units |
+| `token_counts` | 5N | each player's token count: fruit, chicken, raft, can, coconut |
+| `alive` | N | 1 if the player is still in the show |
+| `leader` | N | one-hot of the Leader |
+| `playing_order` | N | position in the playing order (0 = Leader), -1 if eliminated |
+| `day` | 1 | days played so far |
+| `piles` | 9 | tokens left: beach, jungle, mountains x fruit, chicken, raft |
+| `coconuts_left` | 1 | coconut stack size |
+| `events_left` | 1 | event cards left in the deck (The End of the Show included) |
+| `last_event` | 10 | one-hot of yesterday's event card (`EVENT_CARD_NAMES`) |
+| `last_choices` | 9N | each player's pick yesterday: one-hot location (4), act (5); or zeros |
+| `known_values` | 11(N-1) | per other player, its tokens whose value the observer remembers (*) |
+| `character` | 7 | one-hot: no character, then `CHARACTERS` order (S20) |
 
-Keyword arguments
------------------
-``num_players`` (2-6, default 4); ``events`` preset "calm" (k=0), "standard" (k=4, default),
-"hard" (k=8); ``deck_size`` (10), ``unpleasant`` (k, None takes the preset), ``end_window``
-(4) (S4); ``characters`` (False; True deals S20 characters); ``decisions``: per-player decision
-objects, a map from agent name (or seat, each named once) or a list, default
-``DefaultDecisions`` (S19);
-``reward``: "r1" or "shaped"; ``render_mode``: "ansi" (text), "rgb_array" (that text drawn
-as an HxWx3 uint8 image) or "human" (prints the text). Counts must be exact integers (NumPy
-integers are accepted) and ``characters`` a bool; nothing is rounded or converted.
+The observation is float32. (*) Per other player, over the tokens it holds whose value the
+observer remembers (S18): the count of fruit, chicken, raft, can, coconut; the value sums of
+fruit, chicken, rope units, log units, can, coconut.
 
-Rewards
--------
-"r1": R1 only. A player eliminated while the show goes on gets ``-1/(N-1)`` on the step it
-leaves; when the show ends every agent of that step gets ``N/(N-1) * (w - 1/N)`` with w its win
-share. Rewards of a game sum to zero. "shaped": R1 plus ``0.1 * (d - mean d)`` each step, d
+## Arguments
+`parallel_env(num_players=4, events="standard", deck_size=10, unpleasant=None, end_window=4,
+characters=False, decisions=None, reward="r1", render_mode=None)`
+- `num_players`: 2-6. `events`: preset "calm" (k=0), "standard" (k=4), "hard" (k=8);
+  `deck_size` (10), `unpleasant` (k, None takes the preset), `end_window` (4) (S4).
+- `characters`: True deals S20 characters.
+- `decisions`: per-player decision objects, a map from agent name (or seat) or a list, default
+  `DefaultDecisions` (S19).
+- `reward`: "r1" or "shaped" (below).
+- `render_mode`: "ansi" (text), "rgb_array" (that text drawn as an HxWx3 uint8 image) or
+  "human" (prints the text).
+- Counts must be exact integers (NumPy integers are accepted) and `characters` a bool;
+  nothing is rounded or converted.
+
+## Rewards
+"r1": R1 only. A player eliminated while the show goes on gets `-1/(N-1)` on the step it
+leaves; when the show ends every agent of that step gets `N/(N-1) * (w - 1/N)` with w its win
+share. Rewards of a game sum to zero. "shaped": R1 plus `0.1 * (d - mean d)` each step, d
 being an agent's change in raft sets that day and the mean taken over that step's agents (the
 sum stays zero).
 
-Episode
--------
-An eliminated player leaves ``agents`` on the step it starves, with ``terminated=True``;
-later action dicts may still hold an action for it: it is ignored, as PettingZoo's conversion
-wrappers ignore extra keys (in the AEC view it is stepped with None, as usual). The
-show ends (all agents terminated, none truncated) on The End of the Show (A), when nobody
-survives supper (B) or one player survives (C) (S16). Every step's infos hold ``day_log``, the
-day's public log (choices, token movements ``(category, from, to, reason)``, event, supper
-payments, eliminations, end); at the end each agent's info adds ``winners`` and, for ranked
-players, ``ranking_key`` = (raft sets, leftover raft units, food value) (S17).
+## Episode
+An eliminated player leaves `agents` on the step it starves, with `terminated=True`; later
+action dicts may still hold an action for it: it is ignored, as PettingZoo's conversion
+wrappers ignore extra keys (in the AEC view it is stepped with None, as usual). The show
+ends (all agents terminated, none truncated) on The End of the Show (A), when nobody survives
+supper (B) or one player survives (C) (S16). Every step's infos hold `day_log`, the day's
+public log (choices, token movements `(category, from, to, reason)`, event, supper payments,
+eliminations, end); at the end each agent's info adds `winners` and, for ranked players,
+`ranking_key` = (raft sets, leftover raft units, food value) (S17).
 
-Reset options
--------------
-``reset(seed=..., options={...})``, all keys optional (a key set to None counts as absent);
-players are ``"player_i"`` or seat ints, each named once; ``seed`` is None or an integer >= 0:
-
-- ``leader``: the first Leader.
-- ``piles``: ``{"beach": {"fruit": [3, 3], "chicken": [4], "raft": ["rope2", "log1"]}, ...}``,
+## Reset options
+`reset(seed=..., options={...})`, all keys optional (a key set to None counts as absent);
+players are `"player_i"` or seat ints, each named once; `seed` is None or an integer >= 0:
+- `leader`: the first Leader.
+- `piles`: `{"beach": {"fruit": [3, 3], "chicken": [4], "raft": ["rope2", "log1"]}, ...}`,
   tokens top first; the listed tokens lie on top, the rest of the pile is dealt at random.
-- ``coconuts``: coconut values top first, on top of the shuffled rest of the stack.
-- ``event_deck``: the whole deck top first, card names in ``EVENT_CARD_NAMES``
-  (e.g. "typhoon-1", "rat_plague-2", "calm", "end"); a deck that runs out ends the show.
-- ``characters``: ``{"player_0": "ninja", ...}`` or a list, needs ``characters=True``.
-- ``holdings``: ``{"player_0": ["can4", "fruit3", "rope2", "coconut1"], ...}`` replaces that
+- `coconuts`: coconut values top first, on top of the shuffled rest of the stack.
+- `event_deck`: the whole deck top first, card names in `EVENT_CARD_NAMES` (e.g.
+  "typhoon-1", "rat_plague-2", "calm", "end"); a deck that runs out ends the show.
+- `characters`: `{"player_0": "ninja", ...}` or a list, needs `characters=True`.
+- `holdings`: `{"player_0": ["can4", "fruit3", "rope2", "coconut1"], ...}` replaces that
   player's starting cans (cans come from its own colour).
 
 Tokens come from the physical supply: asking for more than exists is refused. Lists must be
 lists (a string is not read letter by letter) and maps must be dicts. The options are checked
 as a whole before anything changes; errors name the key path and what was expected, e.g.
-``options["holdings"]["player_0"]: expected a list of token names, got str 'can4'``. Unknown
+`options["holdings"]["player_0"]: expected a list of token names, got str 'can4'`. Unknown
 keys are ignored with a warning.
 
-Errors
-------
-Every refusal raises a subclass of ``hunger_rl.envs.validation.InvalidInputError`` before
+## Errors
+Every refusal raises a subclass of `hunger_rl.envs.validation.InvalidInputError` before
 anything changes: the game, its RNG and the RNG that seeds unseeded resets are exactly as
 before, in both APIs, and the game goes on.
-
-- ``IllegalActionError`` (a ``ValueError``): ``step`` with a masked or out-of-range action, a
+- `IllegalActionError` (a `ValueError`): `step` with a masked or out-of-range action, a
   missing action for a living agent, an unknown agent name, a non-None action for an agent
-  that has left (AEC view), or a step after the end. ``ActionTypeError`` (also a
-  ``TypeError``) when an action is not an exact integer (``int``, NumPy integer or 0-d integer
-  array; floats, bools, None, strings, ``Decimal`` ... are refused) or ``step`` of the Parallel
-  env gets no dict.
-- ``InvalidTypeError`` / ``InvalidValueError`` (``TypeError`` / ``ValueError``): constructor
-  arguments, reset options and seeds, ``observe`` of an unknown agent. ``RuleError`` is the
-  engine's ``InvalidValueError``.
-- ``DecisionError`` (a ``RuleError``): a decision object answered with a choice the rules do
-  not allow, or raised; the day is undone (S21j).
-- ``NotResetError`` (a ``RuntimeError``): ``step``, ``observe`` or ``render`` before ``reset``.
+  that has left (AEC view), or a step after the end. `ActionTypeError` (also a `TypeError`)
+  when an action is not an exact integer (`int`, NumPy integer or 0-d integer array; floats,
+  bools, None, strings, `Decimal` ... are refused) or `step` of the Parallel env gets no dict.
+- `InvalidTypeError` / `InvalidValueError` (`TypeError` / `ValueError`): constructor
+  arguments, reset options and seeds, `observe` of an unknown agent. `RuleError` is the
+  engine's `InvalidValueError`.
+- `DecisionError` (a `RuleError`): a decision object answered with a choice the rules do not
+  allow, or raised; the day is undone (S21j).
+- `NotResetError` (a `RuntimeError`): `step`, `observe` or `render` before `reset`.
+
+## Version history
+- `hunger_show_v0`: first release (rulings S1-S21, R1). Exact argument types, atomic days
+  (S21j) and the Ninja of S21i came within v0.
 """
 
 from __future__ import annotations

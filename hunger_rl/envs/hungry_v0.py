@@ -68,6 +68,9 @@ arguments, reset options and seeds, and `observe` of an unknown agent; `NotReset
 
 At the end every agent's `info` holds `score` (its total), `breakdown` (per agent: home tiles,
 hotel tiles, second places, bonus, total) and `winners` (agent names; several in a shared draw).
+
+## Version history
+- `hungry_v0`: first release (rulings H1-H9, R1).
 """
 
 from hunger_rl.envs.hungry.engine import (

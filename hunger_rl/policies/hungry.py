@@ -12,13 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from hunger_rl.envs.hungry.batched import (
-    FIRST_POINTS,
-    OPPONENT_DESTINATION_CHANCE,
-    OWN_DESTINATION_CHANCE,
-    TIE_BREAK_WEIGHT,
-    forecast_values_of_observations,
-)
 from hunger_rl.envs.hungry.engine import (
     ACTION_RESORT,
     COPIES_PER_TYPE,
@@ -33,6 +26,13 @@ from hunger_rl.envs.hungry.engine import (
 )
 from hunger_rl.envs.hungry.view import HungryView, observation_players
 from hunger_rl.policies.base import Observation, Policy, legal_actions
+from hunger_rl.policies.hungry_batched import (
+    FIRST_POINTS,
+    OPPONENT_DESTINATION_CHANCE,
+    OWN_DESTINATION_CHANCE,
+    TIE_BREAK_WEIGHT,
+    forecast_values_of_observations,
+)
 
 # RESORT_CARDS[r, t] = 1 when a card of type t can be sent to resort r (its home or its hotel).
 RESORT_CARDS = np.zeros((NUM_RESORTS, NUM_CARD_TYPES), dtype=np.int64)
@@ -113,7 +113,7 @@ class ExpertHungryPolicy(Policy):
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
         view = view_of(observation, view)
         actions = legal_actions(observation)
-        outlook = _Outlook(view, self.OWN_DESTINATION_CHANCE, self.OPPONENT_DESTINATION_CHANCE)
+        outlook = Outlook(view, self.OWN_DESTINATION_CHANCE, self.OPPONENT_DESTINATION_CHANCE)
         values = outlook.values_after(actions, self.TIE_BREAK_WEIGHT)
         return pick_best(actions, values, rng)
 
@@ -133,7 +133,7 @@ class ForecastHungryPolicy(Policy):
         return pick_best(actions, values[actions], rng)
 
 
-class _Outlook:
+class Outlook:
     """Per-resort forecasts of first and second place for the expert, before and after a play."""
 
     def __init__(self, view: HungryView, own_chance: float, opponent_chance: float):

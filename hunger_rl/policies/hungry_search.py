@@ -34,10 +34,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numba
 import numpy as np
 
-from hunger_rl.envs.hungry import batched
 from hunger_rl.envs.hungry.batched import (
     BONUS_HOLDER,
     COUNTS,
@@ -54,9 +52,10 @@ from hunger_rl.envs.hungry.batched import (
     ROW_SIZE,
     SECOND,
     TOTALS,
-    _best_total_and_winner,
-    forecast_action,
-    forecast_scratch,
+    best_total_and_winner,
+    jit,
+    play,
+    update_resort,
 )
 from hunger_rl.envs.hungry.engine import (
     DECK_SIZE,
@@ -67,9 +66,8 @@ from hunger_rl.envs.hungry.engine import (
 )
 from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.policies.base import Observation, Policy, legal_actions
-from hunger_rl.policies.hungry import ExpertHungryPolicy, _Outlook, view_of
-
-_jit = numba.njit(cache=True, nogil=True)
+from hunger_rl.policies.hungry import ExpertHungryPolicy, Outlook, view_of
+from hunger_rl.policies.hungry_batched import forecast_action, forecast_scratch
 
 
 class SearchHungryPolicy(Policy):
@@ -87,7 +85,7 @@ class SearchHungryPolicy(Policy):
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
         actions = legal_actions(observation)
         view = view_of(observation, view)
-        values = _Outlook(
+        values = Outlook(
             view,
             ExpertHungryPolicy.OWN_DESTINATION_CHANCE,
             ExpertHungryPolicy.OPPONENT_DESTINATION_CHANCE,
@@ -178,7 +176,7 @@ def hands_view(games: np.ndarray, seat: int) -> np.ndarray:
     return games[:, start : start + NUM_CARD_TYPES]
 
 
-@_jit
+@jit
 def _score_tables(games, num_players, void_tied_second):
     """Places, totals and bonus holder of each row from its resort counts (H6-H8)."""
     for b in range(games.shape[0]):
@@ -189,26 +187,26 @@ def _score_tables(games, num_players, void_tied_second):
             games[b, TOTALS + p] = 0
         games[b, BONUS_HOLDER] = NO_PLAYER
         for resort in range(NUM_RESORTS):
-            batched._update_resort(games, b, resort, num_players, void_tied_second)
+            update_resort(games, b, resort, num_players, void_tied_second)
 
 
-@_jit
+@jit
 def _play_out(games, actions, streams, num_players, void_tied_second, shares):
     """Row b plays ``actions[b]``, then every seat plays the forecast policy to the end; seat 0's
     win share."""
     scratch = forecast_scratch()
     for b in range(games.shape[0]):
-        batched._play(games, b, actions[b], num_players, void_tied_second)
+        play(games, b, actions[b], num_players, void_tied_second)
         while games[b, NUM_PLAYS] < TOTAL_PLAYS:
             action = forecast_action(games, b, num_players, streams, scratch)
-            batched._play(games, b, action, num_players, void_tied_second)
+            play(games, b, action, num_players, void_tied_second)
         shares[b] = _observer_win_share(games, b, num_players)
 
 
-@_jit
+@jit
 def _observer_win_share(games, b, num_players):
     """Seat 0's share of the win in finished row b (H9)."""
-    best, winner = _best_total_and_winner(games, b, num_players)
+    best, winner = best_total_and_winner(games, b, num_players)
     if winner != NO_PLAYER:
         return 1.0 if winner == 0 else 0.0
     if games[b, TOTALS] != best:

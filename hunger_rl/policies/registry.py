@@ -9,68 +9,84 @@ checkpoint.
 
 from __future__ import annotations
 
+import importlib
 import os
+from dataclasses import dataclass
 
-from hunger_rl.envs import GAMES
-from hunger_rl.policies.base import Policy, RandomPolicy
+from hunger_rl.envs import game_spec
+from hunger_rl.policies.base import Policy
 
 DEFAULT_SEARCH_SIMULATIONS = 200
 CHECKPOINT_SUFFIXES = (".safetensors", ".zip", ".pt", ".pth", ".ckpt")
 
 
+@dataclass(frozen=True)
+class ScriptedPolicy:
+    """A scripted policy of a game's table: its class as ``"module:Class"`` (imported when
+    first asked for), and, if the spec takes ``NAME:N``, the keyword N is passed as."""
+
+    target: str
+    count_keyword: str | None = None
+    default_count: int | None = None
+
+    def make(self, spec: str, argument: str) -> Policy:
+        module, _, name = self.target.partition(":")
+        policy_class = getattr(importlib.import_module(module), name)
+        if self.count_keyword is None:
+            return policy_class()
+        return policy_class(**{self.count_keyword: _count(spec, argument, self.default_count)})
+
+
+_RANDOM = ScriptedPolicy("hunger_rl.policies.base:RandomPolicy")
+# Each game's scripted policies, by the name a spec gives them (games of ``envs.GAMES``).
+POLICY_TABLES: dict[str, dict[str, ScriptedPolicy]] = {
+    "hungry": {
+        "random": _RANDOM,
+        "greedy": ScriptedPolicy("hunger_rl.policies.hungry:GreedyHungryPolicy"),
+        "expert": ScriptedPolicy("hunger_rl.policies.hungry:ExpertHungryPolicy"),
+        "forecast": ScriptedPolicy("hunger_rl.policies.hungry:ForecastHungryPolicy"),
+        "search": ScriptedPolicy("hunger_rl.policies.hungry_search:SearchHungryPolicy",
+                                 count_keyword="simulations",
+                                 default_count=DEFAULT_SEARCH_SIMULATIONS),
+    },
+    "hunger_show": {
+        "random": _RANDOM,
+        "greedy": ScriptedPolicy("hunger_rl.policies.hunger_show:GreedyShowPolicy"),
+        "expert": ScriptedPolicy("hunger_rl.policies.hunger_show:ExpertShowPolicy"),
+        "crowd": ScriptedPolicy("hunger_rl.policies.hunger_show:CrowdShowPolicy"),
+    },
+}
+
+
 def policy_specs(game: str) -> list[str]:
     """The scripted policy names valid for ``game`` (a checkpoint path is valid too)."""
-    _check_game(game)
-    names = ["random", "greedy", "expert"]
-    if game == "hungry":
-        names += ["forecast", "search"]
-    else:
-        names += ["crowd"]
-    return names
+    return list(_table(game))
+
+
+def spec_names(game: str) -> list[str]:
+    """The scripted policy specs of ``game`` as a user writes them (``search:N``)."""
+    return [name + (":N" if entry.count_keyword else "") for name, entry in _table(game).items()]
 
 
 def make_policy(spec: str, game: str, num_players: int) -> Policy:
     """The policy named by ``spec`` for ``game`` with ``num_players`` players."""
-    _check_game(game)
+    table = _table(game)
     if not isinstance(spec, str) or not spec:
         raise ValueError(f"a policy spec must be a non-empty string, got {spec!r}")
     name, _, argument = spec.partition(":")
-    if name == "random" and not argument:
-        return RandomPolicy()
-    if name in ("greedy", "expert") and not argument:
-        return _scripted(game, name)
-    if name == "forecast" and game == "hungry" and not argument:
-        from hunger_rl.policies.hungry import ForecastHungryPolicy
-
-        return ForecastHungryPolicy()
-    if name == "crowd" and game == "hunger_show" and not argument:
-        from hunger_rl.policies.hunger_show import CrowdShowPolicy
-
-        return CrowdShowPolicy()
-    if name == "search" and game == "hungry":
-        from hunger_rl.policies.hungry_search import SearchHungryPolicy
-
-        return SearchHungryPolicy(simulations=_simulations(spec, argument))
+    entry = table.get(name)
+    if entry is not None and (entry.count_keyword or not argument):
+        return entry.make(spec, argument)
     if _looks_like_path(spec):
         return _load_checkpoint(spec, game, num_players)
     raise ValueError(f"unknown policy spec {spec!r} for {game}; {_valid_specs_text(game)}")
 
 
-def _scripted(game: str, name: str) -> Policy:
-    if game == "hungry":
-        from hunger_rl.policies.hungry import ExpertHungryPolicy, GreedyHungryPolicy
-
-        return GreedyHungryPolicy() if name == "greedy" else ExpertHungryPolicy()
-    from hunger_rl.policies.hunger_show import ExpertShowPolicy, GreedyShowPolicy
-
-    return GreedyShowPolicy() if name == "greedy" else ExpertShowPolicy()
-
-
-def _simulations(spec: str, argument: str) -> int:
+def _count(spec: str, argument: str, default: int) -> int:
     if not argument:
-        return DEFAULT_SEARCH_SIMULATIONS
+        return default
     if not argument.isdigit() or int(argument) < 1:
-        raise ValueError(f"in {spec!r}, the simulation budget must be a positive integer")
+        raise ValueError(f"in {spec!r}, the number after ':' must be a positive integer")
     return int(argument)
 
 
@@ -85,16 +101,18 @@ def _load_checkpoint(path: str, game: str, num_players: int) -> Policy:
         from hunger_rl.policies.learned import load_policy
     except ImportError as error:
         raise ValueError(
-            f"cannot load checkpoint {path!r}: trained policies are not available ({error})"
+            f"cannot load checkpoint {path!r}: trained policies need the train extra, "
+            f"pip install 'hunger-rl[train]' ({error})"
         ) from error
     return load_policy(path, game=game, num_players=num_players)
 
 
 def _valid_specs_text(game: str) -> str:
-    names = [("search:N" if n == "search" else n) for n in policy_specs(game)]
-    return f"valid specs: {', '.join(names)}, or the path of a checkpoint"
+    return f"valid specs: {', '.join(spec_names(game))}, or the path of a checkpoint"
 
 
-def _check_game(game: str) -> None:
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; choose one of {sorted(GAMES)}")
+def _table(game: str) -> dict[str, ScriptedPolicy]:
+    game_spec(game)  # a clear error for an unknown game
+    if game not in POLICY_TABLES:
+        raise ValueError(f"no policies are registered for game {game!r}")
+    return POLICY_TABLES[game]

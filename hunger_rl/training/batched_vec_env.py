@@ -33,16 +33,15 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from hunger_rl.envs.hungry import env as hungry_env
-from hunger_rl.envs.hungry.batched import (
-    POLICY_KINDS,
-    BatchedHungry,
-    BatchedPolicy,
-    LearnerOutputs,
-    play_to_learners,
-    step_learners,
-)
+from hunger_rl.envs.hungry.batched import BatchedHungry
 from hunger_rl.envs.hungry.engine import NUM_ACTIONS
+from hunger_rl.policies.hungry_batched import POLICY_KINDS, BatchedPolicy
+from hunger_rl.training.batched_learner import LearnerOutputs, play_to_learners, step_learners
 from hunger_rl.training.single_agent import MARGIN_SCALE
+
+# Seeds of the parts of a joined env lie this far apart: each part also offsets its own seed
+# by a few for its opponents and resets.
+PART_SEED_SPACING = 1000
 
 
 class WholeBatchVecEnv(VecEnv):
@@ -263,5 +262,4 @@ def make_batched_vec_env(num_envs: int, opponent_weights: Mapping[str, float],
 
 
 def _part_seed(seed: int | None, index: int) -> int | None:
-    # Far apart: each part also offsets its own seed by a few for its opponents and resets.
-    return None if seed is None else seed + 1000 * index
+    return None if seed is None else seed + PART_SEED_SPACING * index

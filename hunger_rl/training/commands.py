@@ -7,7 +7,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from hunger_rl.envs import GAMES
+from hunger_rl.envs import GAMES, player_counts_text
+from hunger_rl.policies.registry import spec_names
 
 # numpy's seed range (np.random.seed), the strictest of the generators a seed reaches.
 MAX_SEED = 2**32 - 1
@@ -83,8 +84,8 @@ def add_commands(commands) -> None:
     evaluate = commands.add_parser(
         "evaluate",
         help="seat-rotated matches of a lineup of policies, with 95%% win-share intervals",
-        description="Policy specs: random, greedy, expert, forecast and search:N (hungry), or a "
-        "checkpoint path. Give one spec per seat, or fewer: the last one fills the other seats.",
+        description=f"Policy specs: {_specs_text()}. Give one spec per seat, or fewer: the last "
+        "one fills the other seats.",
     )
     _common_arguments(evaluate, default_games=2000)
     evaluate.set_defaults(handler=_evaluate)
@@ -92,16 +93,23 @@ def add_commands(commands) -> None:
     tournament = commands.add_parser(
         "tournament",
         help="round-robin over policies: OpenSkill ratings and a pairwise win-share matrix",
-        description="Every seat arrangement of the policies is played equally often.",
+        description=f"Every seat arrangement of the policies is played equally often. Policy "
+        f"specs: {_specs_text()}.",
     )
     _common_arguments(tournament, default_games=1000)
     tournament.set_defaults(handler=_tournament)
 
 
+def _specs_text() -> str:
+    """Every game's policy specs, from the registry (``--help`` text)."""
+    per_game = "; ".join(f"{game}: {', '.join(spec_names(game))}" for game in sorted(GAMES))
+    return f"{per_game}; or the path of a trained policy"
+
+
 def _common_arguments(parser: argparse.ArgumentParser, default_games: int) -> None:
     parser.add_argument("--game", choices=sorted(GAMES), required=True)
     parser.add_argument("--players", type=bounded_int(1, MAX_PLAYERS), default=2,
-                        help="number of players")
+                        help=f"number of players ({player_counts_text()}; default 2)")
     parser.add_argument("--policies", nargs="+", required=True, metavar="SPEC")
     parser.add_argument("--games", type=bounded_int(1, MAX_GAMES), default=default_games)
     parser.add_argument("--seed", type=bounded_int(0, MAX_SEED), default=0)
@@ -137,20 +145,19 @@ def _write_outputs(result, paths: dict[str, Path]) -> None:
 def _evaluate(args: argparse.Namespace) -> int:
     from hunger_rl.training.evaluation import evaluate
 
-    paths = _output_paths(args)
-    result = evaluate(
-        args.game, args.players, args.policies, args.games, seed=args.seed,
-        workers=args.workers, progress=not args.no_progress,
-    )
-    _write_outputs(result, paths)
-    return 0
+    return _play_and_report(evaluate, args)
 
 
 def _tournament(args: argparse.Namespace) -> int:
     from hunger_rl.training.tournament import tournament
 
+    return _play_and_report(tournament, args)
+
+
+def _play_and_report(play, args: argparse.Namespace) -> int:
+    """Run ``evaluate`` or ``tournament`` (same arguments) and print and write its results."""
     paths = _output_paths(args)
-    result = tournament(
+    result = play(
         args.game, args.players, args.policies, args.games, seed=args.seed,
         workers=args.workers, progress=not args.no_progress,
     )

@@ -19,20 +19,16 @@ whole run.
 
 ``network.action_scorer: true`` (sb3 backend) scores each action with one small network shared
 by all actions, from that action's derived features, starting from its prior value
-(``policies.learned.ActionScorerPolicy``): training begins from a soft player of the prior and
-learns where to depart from it. The prior is, for Hungry, the forecast (the expert's valuation,
-compiled); for HUNGER: The Show, the crowd values (the expert's valuation with one round of
-replies, ``training.features``).
-
-``action_values.games: N`` (Hungry only, sb3 backend) fits the fresh network's logits, before
-PPO, to the outcomes of N compiled games in which one seat explores around the forecast's plays
-and the others play them (``training.action_values``): a warm start by one step of policy
-iteration, where ``distill`` imitates a teacher instead; a run takes one or the other.
+(``policies.models.networks.ActionScorerPolicy``): training begins from a soft player of the
+prior and learns where to depart from it. The prior is, for Hungry, the forecast (the expert's
+valuation, compiled); for HUNGER: The Show, the crowd values (the expert's valuation with one round
+of replies, ``policies.models.encoders``).
 
 ``network.endgame_head: true`` (Hungry, with ``action_scorer``) gives the scorer a second head
-that scores the plays once the deck is empty (``policies.hungry_endgame``); ``endgame.positions: N``
+that scores the plays once the deck is empty (``policies.models.hungry_endgame``);
+``endgame.positions: N``
 fits it before PPO to the values of the legal plays in N such positions, measured by playouts
-(``training.endgame``), after any other warm start.
+(``training.endgame``).
 """
 
 from __future__ import annotations
@@ -60,9 +56,6 @@ BATCHED_OPPONENTS = ("random", "greedy", "forecast")
 VEC_ENV_KINDS = ("dummy", "subprocess")
 BACKENDS = ("sb3", "rllib")
 ACTIVATIONS = ("tanh", "relu")
-# The action-value warm start holds out every this-many-th game to choose its epoch; a prime, so
-# that the held-out games' explorers cycle through all seats (the seat changes the odds a lot).
-ACTION_VALUE_VALIDATION_EVERY = 23
 # The endgame fit holds out every this-many-th game's positions to choose its epoch.
 ENDGAME_VALIDATION_EVERY = 10
 
@@ -176,38 +169,6 @@ class EvaluationConfig:
 
 
 @dataclass(frozen=True)
-class DistillConfig:
-    """Warm start (Hungry, sb3 backend): before PPO, fit the network to ``teacher``'s choices in
-    ``positions`` positions of forecast players' games (``training.distill``); no teacher, no
-    warm start."""
-
-    teacher: str | None = setting(None, "a policy spec, e.g. search:16; null: no warm start")
-    positions: int = setting(40_000, "positions labelled by the teacher", low=1, high=10**8)
-    epochs: int = setting(8, "passes over the positions", low=1, high=1000)
-    batch_size: int = setting(256, "minibatch size", low=1, high=10**7)
-    learning_rate: float = setting(1e-3, "Adam's step size", low=0, low_open=True, high=1)
-    workers: int = setting(2, "labelling processes", low=1, high=MAX_WORKERS)
-
-
-@dataclass(frozen=True)
-class ActionValueConfig:
-    """Warm start (Hungry, sb3 backend): before PPO, fit the network's logits to the outcomes
-    of ``games`` games of an exploring forecast player against forecast players
-    (``training.action_values``); 0 games, no warm start. One game in
-    ``ACTION_VALUE_VALIDATION_EVERY`` is held out, so a warm start needs at least that many."""
-
-    games: int = setting(0, f"explorer games, 0 (none) or at least "
-                         f"{ACTION_VALUE_VALIDATION_EVERY}", low=0, high=10**8)
-    temperature: float = setting(0.5, "the explorer's softmax temperature, in forecast points",
-                                 low=0, low_open=True, high=1000)
-    epochs: int = setting(3, "at most; the epoch best on held-out games is kept", low=1,
-                          high=1000)
-    batch_size: int = setting(1024, "minibatch size", low=1, high=10**7)
-    learning_rate: float = setting(3e-4, "Adam's step size", low=0, low_open=True, high=1)
-    workers: int = setting(2, "encoding processes", low=1, high=MAX_WORKERS)
-
-
-@dataclass(frozen=True)
 class EndgameConfig:
     """Fit the network's endgame head (``network.endgame_head``) before PPO to the values of
     the legal plays in ``positions`` positions after the last draw, each play's value its mean
@@ -258,9 +219,6 @@ class TrainConfig:
     opponents: OpponentsConfig = section(OpponentsConfig, "who sits in the other seats")
     evaluation: EvaluationConfig = section(EvaluationConfig,
                                            "seat-rotated matches against baselines")
-    distill: DistillConfig = section(DistillConfig, "Hungry: warm start by imitating a teacher")
-    action_values: ActionValueConfig = section(
-        ActionValueConfig, "Hungry: warm start by fitting action values to game outcomes")
     endgame: EndgameConfig = section(EndgameConfig, "Hungry: fit the endgame head from playouts")
     backend: str = setting("sb3", "sb3 (this machine) or rllib (Ray RLlib, one machine or a "
                            "cluster)", choices=BACKENDS)
@@ -606,24 +564,6 @@ def _check_consistency(config: TrainConfig) -> None:
                 f"endgame.positions must be 0 or at least {minimum} (the positions of "
                 f"{ENDGAME_VALIDATION_EVERY} games: one game in {ENDGAME_VALIDATION_EVERY} is "
                 f"held out)")
-    if config.distill.teacher is not None:
-        if config.game != "hungry" or config.backend != "sb3":
-            raise ValueError("distill applies to hungry with the sb3 backend only")
-        try:
-            make_policy(config.distill.teacher, config.game, config.num_players)
-        except (OSError, ValueError) as error:
-            raise ValueError(f"distill.teacher: {_excerpt_text(str(error), MESSAGE_CHARS)}") \
-                from error
-    if config.action_values.games:
-        if config.action_values.games < ACTION_VALUE_VALIDATION_EVERY:
-            raise ValueError(
-                f"action_values.games must be 0 (no warm start) or at least "
-                f"{ACTION_VALUE_VALIDATION_EVERY} (one game in {ACTION_VALUE_VALIDATION_EVERY} "
-                f"is held out), got {config.action_values.games}")
-        if config.game != "hungry" or config.backend != "sb3":
-            raise ValueError("action_values applies to hungry with the sb3 backend only")
-        if config.distill.teacher is not None:
-            raise ValueError("choose one warm start: distill.teacher or action_values.games")
     if config.backend == "rllib":
         if config.rllib.minibatch_size > config.rllib.train_batch_size:
             raise ValueError(

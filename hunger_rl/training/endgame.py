@@ -1,4 +1,4 @@
-"""Fit the endgame head (``policies.hungry_endgame``) to play values measured by playouts.
+"""Fit the endgame head (``policies.models.hungry_endgame``) to play values measured by playouts.
 
 Positions: every turn after the last draw in whole games of compiled forecast players (the
 batched engine), ``HAND_SIZE`` turns per seat and game. Labels: for each legal play, its mean
@@ -26,14 +26,14 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from hunger_rl.envs.hungry.batched import forecast_values_of_observations
 from hunger_rl.envs.hungry.engine import HAND_SIZE, TOTAL_PLAYS
-from hunger_rl.envs.hungry.env import observation_layout
+from hunger_rl.envs.hungry.observation import observation_layout
 from hunger_rl.envs.hungry.view import HungryView
+from hunger_rl.policies.hungry_batched import forecast_values_of_observations
 from hunger_rl.policies.hungry_search import playout_win_shares
 from hunger_rl.training.config import ENDGAME_VALIDATION_EVERY as VALIDATION_EVERY
-from hunger_rl.training.distill import game_positions, minibatch_epoch
 from hunger_rl.training.matches import map_chunks
+from hunger_rl.training.positions import game_positions, minibatch_epoch
 
 # Positions per labelling task.
 CHUNK_SIZE = 500

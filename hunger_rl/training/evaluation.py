@@ -27,7 +27,8 @@ def wilson_interval(successes: float, trials: int, z: float = Z_95) -> tuple[flo
     denominator = 1.0 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # The interval holds p exactly: at p = 0 or 1 rounding would leave it a hair outside.
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def expand_lineup(policies: Sequence[str], num_players: int) -> list[str]:
@@ -181,9 +182,9 @@ def evaluate(
     progress: bool = True,
 ) -> EvaluationResult:
     """Play ``games`` seat-rotated games of the lineup ``policies`` and aggregate per spec."""
-    from hunger_rl.envs import load_game
+    from hunger_rl.envs import game_spec
 
-    load_game(game)
+    game_info = game_spec(game)
     if isinstance(num_players, bool) or not isinstance(num_players, int) or num_players < 2:
         raise ValueError(f"num_players must be an integer of at least 2, got {num_players!r}")
     if games < 1:
@@ -208,7 +209,7 @@ def evaluate(
         requested_games=games,
         seed=seed,
         rows=aggregate(records, lineup, num_players),
-        score_label="mean total" if game == "hungry" else "mean raft sets",
+        score_label=game_info.score_label,
         records=records,
     )
 

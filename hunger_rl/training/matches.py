@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
-from hunger_rl.envs import load_game
+from hunger_rl.envs import GameSpec, game_spec
 from hunger_rl.envs.rewards import win_shares
 from hunger_rl.policies.base import Policy
 from hunger_rl.policies.registry import make_policy
@@ -52,7 +52,11 @@ def play_games(
     """Play game ``i`` with ``schedule[i]`` (one spec per seat); records in schedule order."""
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    _make_env(game, num_players, env_kwargs or {})  # bad game or arguments: fail here, once
+    # A bad game or bad arguments fail here, once.
+    _make_env(game_spec(game), num_players, env_kwargs or {})
+    # Policies are built afresh for every schedule: a policy file may have changed since the
+    # last one (a training run rewrites its policy.safetensors before each evaluation).
+    _POLICY_CACHE.clear()
     for seats in schedule:
         if len(seats) != num_players:
             raise ValueError(f"a game of {num_players} players needs {num_players} seats: {seats}")
@@ -92,23 +96,29 @@ def init_worker() -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
-# Policies built in this process, by (game, players, spec, seat), reused across games.
+# Policies built in this process, by (game, players, spec, seat), reused across the games of
+# one schedule.
 _POLICY_CACHE: dict[tuple, Policy] = {}
 
 
 def cached_policy(game: str, num_players: int, spec: str, seat: int) -> Policy:
-    """The policy ``spec`` for one seat, built once per process and reused across games."""
+    """The policy ``spec`` for one seat, built once per process and schedule and reused across
+    its games."""
     key = (game, num_players, spec, seat)
     if key not in _POLICY_CACHE:
         _POLICY_CACHE[key] = make_policy(spec, game, num_players)
-        if "torch" in sys.modules:
+        # A worker process runs one game at a time on one thread; the main process keeps the
+        # threads its caller chose (a training run's ``torch_threads``), so that evaluating in
+        # this process or in workers cannot change how the run trains.
+        if "torch" in sys.modules and multiprocessing.parent_process() is not None:
             sys.modules["torch"].set_num_threads(1)
     return _POLICY_CACHE[key]
 
 
 def _play_chunk(task) -> list[GameRecord]:
     game, num_players, games, seed, env_kwargs = task
-    play = _play_hungry if game == "hungry" else _play_show
+    game_info = game_spec(game)
+    play = _play_aec if game_info.api == "aec" else _play_parallel
     records = []
     for index, seats in games:
         sequence = np.random.SeedSequence([seed, index])
@@ -118,53 +128,56 @@ def _play_chunk(task) -> list[GameRecord]:
         policies = [cached_policy(game, num_players, spec, seat) for seat, spec in enumerate(seats)]
         for policy in policies:
             policy.reset()
-        shares, scores = play(num_players, policies, rngs, env_seed, env_kwargs)
+        shares, scores = play(game_info, num_players, policies, rngs, env_seed, env_kwargs)
         records.append(GameRecord(index, tuple(seats), tuple(shares), tuple(scores)))
     return records
 
 
-def _make_env(game: str, num_players: int, env_kwargs: dict):
-    """Hungry's AEC ``raw_env`` or HUNGER: The Show's native Parallel env."""
-    module = load_game(game)
-    factory = module.raw_env if game == "hungry" else module.parallel_env
+def _make_env(game_info: GameSpec, num_players: int, env_kwargs: dict):
+    """The game's native environment: an AEC ``raw_env`` or a Parallel env."""
     try:
-        return factory(num_players=num_players, **env_kwargs)
+        return game_info.make_env(num_players, **env_kwargs)
     except TypeError as error:  # an unknown keyword argument
         raise ValueError(f"bad environment arguments {env_kwargs}: {error}") from error
 
 
-def _play_hungry(num_players, policies, rngs, env_seed, env_kwargs):
-    from hunger_rl.envs.hungry.view import public_view
-
-    game_env = _make_env("hungry", num_players, env_kwargs)
+def _play_aec(game_info, num_players, policies, rngs, env_seed, env_kwargs):
+    game_env = _make_env(game_info, num_players, env_kwargs)
     game_env.reset(seed=env_seed)
     seat_of = {agent: i for i, agent in enumerate(game_env.possible_agents)}
-    state = game_env.game
-    while not state.is_over:
+    while not all(game_env.terminations.values()):
         agent = game_env.agent_selection
         seat = seat_of[agent]
         observation = game_env.observe(agent)
-        action = policies[seat].act(observation, rngs[seat], public_view(game_env, agent))
-        game_env.step(action)
-    score = state.score()
-    return win_shares(num_players, score.winners), score.totals
+        view = game_info.view_of(observation, env_kwargs)
+        game_env.step(policies[seat].act(observation, rngs[seat], view))
+    return _outcome(game_info, num_players, seat_of, game_env.infos)
 
 
-def _play_show(num_players, policies, rngs, env_seed, env_kwargs):
-    game_env = _make_env("hunger_show", num_players, env_kwargs)
+def _play_parallel(game_info, num_players, policies, rngs, env_seed, env_kwargs):
+    game_env = _make_env(game_info, num_players, env_kwargs)
     observations, _ = game_env.reset(seed=env_seed)
     seat_of = {agent: i for i, agent in enumerate(game_env.possible_agents)}
     infos: dict = {}
     while game_env.agents:
         actions = {
-            agent: policies[seat_of[agent]].act(observations[agent], rngs[seat_of[agent]])
+            agent: policies[seat_of[agent]].act(
+                observations[agent], rngs[seat_of[agent]],
+                game_info.view_of(observations[agent], env_kwargs))
             for agent in game_env.agents
         }
         observations, _, _, _, infos = game_env.step(actions)
-    final = next(iter(infos.values()))
+    return _outcome(game_info, num_players, seat_of, infos)
+
+
+def _outcome(game_info, num_players, seat_of, final_infos):
+    """Win shares and scores by seat from the last infos (every agent's ``winners``, and the
+    score under ``game_info.score_info`` for every agent that has one)."""
+    final = next(iter(final_infos.values()))
     winners = [seat_of[agent] for agent in final["winners"]]
     scores = [None] * num_players
-    for agent, info in infos.items():
-        if "ranking_key" in info:
-            scores[seat_of[agent]] = tuple(info["ranking_key"])
+    for agent, info in final_infos.items():
+        if game_info.score_info in info:
+            score = info[game_info.score_info]
+            scores[seat_of[agent]] = tuple(score) if isinstance(score, list | tuple) else score
     return win_shares(num_players, winners), scores

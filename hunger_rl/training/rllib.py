@@ -66,7 +66,7 @@ except ImportError as error:
     raise ImportError(
         "the rllib backend needs Ray RLlib: pip install 'hunger-rl[rllib]'") from error
 
-from hunger_rl.envs.hungry.view import HungryView
+from hunger_rl.envs import game_spec
 from hunger_rl.policies.learned import (
     POLICY_FILE,
     LearnedPolicy,
@@ -74,11 +74,12 @@ from hunger_rl.policies.learned import (
     save_policy,
     write_atomically,
 )
+from hunger_rl.policies.models.encoders import observation_scale
 from hunger_rl.policies.registry import make_policy
 from hunger_rl.training.config import SELF_PLAY, TrainConfig
-from hunger_rl.training.features import observation_scale
 from hunger_rl.training.single_agent import make_game_env
 from hunger_rl.training.train import (
+    FINAL_EVALUATION_SEED_OFFSET,
     evaluate_policy,
     format_table,
     policy_metadata,
@@ -89,6 +90,9 @@ from hunger_rl.training.train import (
 
 ENV_NAME = "hunger_rl"
 LEARNER = "learner"
+# Seeds of the scripted opponents' modules lie this far apart (a prime), one per baseline and
+# seat.
+MODULE_SEED_SPACING = 7919
 # Where each tensor of RLlib's PPO module goes in the SB3 policy network (``learned.py``).
 RLLIB_TO_SB3_PREFIXES = {
     "encoder.actor_encoder.net.mlp.": "mlp_extractor.policy_net.",
@@ -185,7 +189,7 @@ def make_rllib_env(env_config: dict[str, Any]):
     ``game_options``): the game, the observation adapter, RLlib's PettingZoo wrapper."""
     game = env_config["game"]
     game_env = make_game_env(game, env_config["num_players"], env_config.get("game_options"))
-    if game == "hunger_show":
+    if game_spec(game).api == "parallel":
         return ParallelPettingZooEnv(ParallelObservationAdapter(game_env))
     return PettingZooEnv(AECObservationAdapter(game_env))
 
@@ -260,9 +264,9 @@ class ScriptedModule(RLModule):
     def setup(self):
         config = self.model_config
         self.policy = make_policy(config["spec"], config["game"], config["num_players"])
-        self.game = config["game"]
-        # Hungry's scripted players read its public view; the rulings come from the options.
-        self.tied_second = config["game_options"].get("tied_second", "next")
+        self.game_info = game_spec(config["game"])
+        # Scripted players read the game's public view, which depends on its options.
+        self.game_options = config["game_options"]
         self.rng = np.random.default_rng(config["seed"])
 
     def reset_game(self) -> None:
@@ -274,8 +278,7 @@ class ScriptedModule(RLModule):
         for vector, mask in zip(observations["observations"], observations["action_mask"],
                                 strict=True):
             observation = {"observation": vector, "action_mask": mask.astype(np.int8)}
-            view = (HungryView.from_observation(observation, tied_second=self.tied_second)
-                    if self.game == "hungry" else None)
+            view = self.game_info.view_of(observation, self.game_options)
             actions.append(self.policy.act(observation, self.rng, view))
         return {Columns.ACTIONS: np.array(actions, dtype=np.int64)}
 
@@ -374,7 +377,8 @@ def module_specs(config: TrainConfig) -> dict[str, RLModuleSpec]:
                 model_config={"spec": spec, "game": config.game,
                               "num_players": config.num_players,
                               "game_options": dict(config.game_options),
-                              "seed": config.seed + 7919 * (index * config.num_players + seat)})
+                              "seed": config.seed + MODULE_SEED_SPACING
+                              * (index * config.num_players + seat)})
     return specs
 
 
@@ -518,7 +522,7 @@ def train_rllib(config: TrainConfig, progress: bool = True) -> list[dict[str, An
     write_atomically(out / "policy.json", json.dumps(dataclasses.asdict(final_metadata), indent=1))
     train_seconds = time.perf_counter() - started
     table = evaluate_policy(config, policy_path, config.evaluation.final_games,
-                            seed=config.seed + 1_000_003, progress=progress)
+                            seed=config.seed + FINAL_EVALUATION_SEED_OFFSET, progress=progress)
     write_table(table, out, {"steps": steps, "train_seconds": round(train_seconds, 1),
                              "policy": str(policy_path), "backend": "rllib",
                              "iterations": iterations, "env_steps": env_steps, **audit})

@@ -4,7 +4,7 @@ One seat learns; every other seat is played inside ``step()`` by an opponent pol
 episode is one whole game from the learner's point of view:
 
 - Observation: the learner's flat observation vector through the game's encoder
-  (``features.make_encoder``: scaled, plus derived public features); ``action_masks()`` returns
+  (``encoders.make_encoder``: scaled, plus derived public features); ``action_masks()`` returns
   its legal actions as booleans (MaskablePPO reads them through it, also via
   ``VecEnv.env_method``).
 - Reward: the learner's own reward from the game (R1 by default), never another seat's; with
@@ -35,10 +35,9 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
-from hunger_rl.envs import load_game
-from hunger_rl.envs.hungry.view import HungryView
+from hunger_rl.envs import game_spec
 from hunger_rl.policies.base import Policy, RandomPolicy
-from hunger_rl.training.features import make_encoder
+from hunger_rl.policies.models.encoders import make_encoder
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 # Hungry's score margin shaping counts in tens of points, the scale of its "score" reward.
@@ -74,11 +73,7 @@ class MaskedDiscrete(gym.spaces.Discrete):
 
 def make_game_env(game: str, num_players: int, game_options: dict[str, Any] | None = None):
     """The game's native PettingZoo env: Hungry's AEC ``raw_env``, HUNGER's ``parallel_env``."""
-    module = load_game(game)
-    options = dict(game_options or {})
-    if game == "hunger_show":
-        return module.parallel_env(num_players=num_players, **options)
-    return module.raw_env(num_players=num_players, **options)
+    return game_spec(game).make_env(num_players, **dict(game_options or {}))
 
 
 class SingleAgentEnv(gym.Env, ABC):
@@ -94,6 +89,8 @@ class SingleAgentEnv(gym.Env, ABC):
         self.illegal_action = illegal_action
         self.game_name = game
         self.num_players = num_players
+        self.game_info = game_spec(game)
+        self.game_options = dict(game_options or {})
         self.game_env = make_game_env(game, num_players, game_options)
         self.opponents = opponents if opponents is not None else UniformRandomOpponents()
         agent = self.game_env.possible_agents[0]
@@ -164,7 +161,7 @@ class SingleAgentEnv(gym.Env, ABC):
 
     def _public_view(self, observation: dict[str, np.ndarray]) -> Any:
         """The game's public view for scripted opponents, where the game has one."""
-        return None
+        return self.game_info.view_of(observation, self.game_options)
 
 
     @abstractmethod
@@ -206,9 +203,6 @@ class HungrySingleAgentEnv(SingleAgentEnv):
         seat = self.game_env.possible_agents.index(self.learner)
         best_other = max(t for i, t in enumerate(totals) if i != seat)
         return (totals[seat] - best_other) / MARGIN_SCALE
-
-    def _public_view(self, observation: dict[str, np.ndarray]) -> HungryView:
-        return HungryView.from_observation(observation, tied_second=self.game_env.tied_second)
 
     def _play_opponents(self) -> None:
         game_env = self.game_env

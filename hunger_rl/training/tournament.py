@@ -19,6 +19,9 @@ import numpy as np
 from hunger_rl.training.evaluation import score_value, wilson_interval
 from hunger_rl.training.matches import GameRecord, play_games
 
+# Width of a pairwise matrix cell: a share as 0.000 with room to spare.
+CELL_WIDTH = 8
+
 
 def arrangements(policies: Sequence[str], num_players: int) -> list[tuple[str, ...]]:
     """Every seat arrangement of the tournament (see the module docstring)."""
@@ -78,9 +81,11 @@ class TournamentResult:
             )
         lines.append("")
         lines.append("pairwise: share of shared games where the row finished ahead of the column")
-        lines.append(" " * width + "  " + "  ".join(p[:8].rjust(8) for p in self.policies))
+        column = max(CELL_WIDTH, width)  # whole names as column heads, never cut
+        lines.append(" " * width + "  " + "  ".join(p.rjust(column) for p in self.policies))
         for i, p in enumerate(self.policies):
-            cells = ["-".rjust(8) if v is None else f"{v:8.3f}" for v in self.pairwise[i]]
+            cells = ["-".rjust(column) if v is None else f"{v:{column}.3f}"
+                     for v in self.pairwise[i]]
             lines.append(p.ljust(width) + "  " + "  ".join(cells))
         return "\n".join(lines)
 

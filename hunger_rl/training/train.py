@@ -24,6 +24,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 import yaml
 from gymnasium import spaces
@@ -34,19 +35,14 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from tqdm import tqdm
 
 from hunger_rl.policies.learned import (
-    ACTIVATION_FUNCTIONS,
     POLICY_FILE,
     PolicyMetadata,
     network_weights,
-    policy_class_and_kwargs,
     save_policy,
     write_atomically,
 )
-from hunger_rl.training.action_values import (
-    encode_samples,
-    explorer_samples,
-    fit_action_values,
-)
+from hunger_rl.policies.models.encoders import make_encoder
+from hunger_rl.policies.models.networks import ACTIVATION_FUNCTIONS, policy_class_and_kwargs
 from hunger_rl.training.batched_vec_env import make_batched_vec_env
 from hunger_rl.training.checkpoint import (
     HISTORY_FIELDS,
@@ -56,14 +52,16 @@ from hunger_rl.training.checkpoint import (
     save_checkpoint,
 )
 from hunger_rl.training.config import TrainConfig
-from hunger_rl.training.distill import fit_to_teacher, game_positions, label_positions
 from hunger_rl.training.endgame import endgame_positions, fit_endgame_head, play_values
 from hunger_rl.training.evaluation import evaluate
-from hunger_rl.training.features import make_encoder
+from hunger_rl.training.positions import encode_positions
 from hunger_rl.training.selfplay import OpponentPool
 from hunger_rl.training.single_agent import make_single_agent_env
 
 CURVE_FIELDS = tuple(HISTORY_FIELDS)
+# The final evaluation plays from seed + this: a large prime, so that its games share no seed
+# with the periodic evaluations, which play from seed + steps.
+FINAL_EVALUATION_SEED_OFFSET = 1_000_003
 
 
 def prepare_output(config: TrainConfig) -> Path:
@@ -98,13 +96,9 @@ def train(config: TrainConfig, resume: str | Path | None = None,
                        **policy_kwargs},
         **asdict(config.ppo))
 
-    # 2. Start fresh (after the warm start, if any, the network is the first snapshot) or
+    # 2. Start fresh (after the endgame fit, if any, the network is the first snapshot) or
     # restore a checkpoint.
     if resume is None:
-        if config.distill.teacher is not None:
-            warm_start(config, model.policy, out, progress)
-        if config.action_values.games:
-            fit_action_values_start(config, model.policy, out, progress)
         if config.endgame.positions:
             fit_endgame_start(config, model.policy, out, progress)
         state = TrainingState(snapshots=[network_weights(model.policy)])
@@ -152,48 +146,12 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     _save_checkpoint(out, model, metadata, state, config)
     train_seconds = time.perf_counter() - started
     table = evaluate_policy(config, policy_path, config.evaluation.final_games,
-                            seed=config.seed + 1_000_003, progress=progress)
+                            seed=config.seed + FINAL_EVALUATION_SEED_OFFSET, progress=progress)
     write_table(table, out, {"steps": state.steps, "train_seconds": round(train_seconds, 1),
                              "policy": str(policy_path)})
     write_learning_curve(state.history + [{"steps": state.steps, **row} for row in table], out)
     print(format_table(table, config, state.steps, train_seconds))
     return table
-
-
-def warm_start(config: TrainConfig, policy: Any, out: Path, progress: bool) -> None:
-    """Fit the fresh network to ``distill.teacher`` (``training.distill``); report to
-    ``out/distill.json``."""
-    settings = config.distill
-    observations, masks = game_positions(config.num_players, settings.positions, config.seed,
-                                         config.game_options)
-    labels = label_positions(settings.teacher, config.num_players, observations, masks,
-                             config.seed, settings.workers, progress)
-    encoder = make_encoder(config.game, config.num_players, config.game_options)
-    result = fit_to_teacher(policy, encoder.batch(observations), masks, labels, settings.epochs,
-                            settings.batch_size, settings.learning_rate, config.seed, progress)
-    (out / "distill.json").write_text(json.dumps({"teacher": settings.teacher,
-                                                  **asdict(result)}, indent=1))
-    print(f"warm start: the network picks {settings.teacher}'s play in "
-          f"{result.agreement_before:.1%} of {result.positions} positions before fitting, "
-          f"{result.agreement_after:.1%} after")
-
-
-def fit_action_values_start(config: TrainConfig, policy: Any, out: Path,
-                            progress: bool) -> None:
-    """Fit the fresh network's logits to explorer games' outcomes
-    (``training.action_values``); report to ``out/action_values.json``."""
-    settings = config.action_values
-    samples = explorer_samples(config.num_players, settings.games, settings.temperature,
-                               config.seed, config.game_options, progress)
-    inputs = encode_samples(config.num_players, samples.observations, config.game_options,
-                            settings.workers, progress)
-    result = fit_action_values(policy, inputs, samples, settings.epochs, settings.batch_size,
-                               settings.learning_rate, config.seed, progress)
-    (out / "action_values.json").write_text(json.dumps(asdict(result), indent=1))
-    print(f"warm start: action values fitted on {result.positions} positions, epoch "
-          f"{result.best_epoch + 1} of {settings.epochs} kept (held-out loss "
-          f"{result.validation_losses[result.best_epoch]:.4f}); the network plays the "
-          f"forecast's choice in {result.forecast_agreement:.1%} of them")
 
 
 def fit_endgame_start(config: TrainConfig, policy: Any, out: Path, progress: bool) -> None:
@@ -204,8 +162,8 @@ def fit_endgame_start(config: TrainConfig, policy: Any, out: Path, progress: boo
                                   config.game_options)
     values = play_values(config.num_players, positions, settings.deals, config.seed,
                          config.game_options, settings.workers, progress)
-    inputs = encode_samples(config.num_players, positions.observations, config.game_options,
-                            settings.workers, progress)
+    inputs = encode_positions(config.num_players, positions.observations, config.game_options,
+                              settings.workers, progress)
     result = fit_endgame_head(policy, inputs, positions, values, settings.epochs,
                               settings.batch_size, settings.learning_rate, config.seed,
                               progress)
@@ -238,7 +196,8 @@ def make_vec_env(config: TrainConfig) -> VecEnv:
 def make_training_env(config: TrainConfig, in_worker: bool = False) -> Monitor:
     if in_worker:
         torch.set_num_threads(1)  # workers only run snapshot opponents, one game at a time
-    view_options = {"margin_shaping": config.env.margin_shaping} if config.game == "hungry" else {}
+    view_options = ({"margin_shaping": config.env.margin_shaping}
+                    if config.env.margin_shaping else {})
     env = make_single_agent_env(config.game, config.num_players, config.game_options,
                                 **view_options)
     # The pool needs the env's spaces to rebuild snapshots, hence set after construction.
@@ -370,18 +329,30 @@ def write_learning_curve(history: list[dict[str, Any]], out: Path) -> None:
         writer = csv.DictWriter(handle, fieldnames=CURVE_FIELDS)
         writer.writeheader()
         writer.writerows({k: row[k] for k in CURVE_FIELDS} for row in history)
+    figure = learning_curve_figure(history)
+    figure.savefig(out / "learning_curve.png", dpi=100)
+    plt.close(figure)
+
+
+def learning_curve_figure(history: list[dict[str, Any]]):
+    """Win share against each opponent over steps, each point with its 95% interval as an
+    error bar (so that a run with one evaluation still shows its point and interval)."""
+    import matplotlib.pyplot as plt
+
     figure, axes = plt.subplots(figsize=(7, 4))
     for opponent in dict.fromkeys(row["opponent"] for row in history):
         rows = [row for row in history if row["opponent"] == opponent]
-        steps = [row["steps"] for row in rows]
-        axes.plot(steps, [row["win_share"] for row in rows], marker="o", label=opponent)
-        axes.fill_between(steps, [row["ci_low"] for row in rows],
-                          [row["ci_high"] for row in rows], alpha=0.2)
+        shares = np.array([row["win_share"] for row in rows])
+        # Clipped at 0: at a share of 0 or 1 the interval's end can round past the share.
+        below = np.maximum(shares - [row["ci_low"] for row in rows], 0)
+        above = np.maximum([row["ci_high"] for row in rows] - shares, 0)
+        axes.errorbar([row["steps"] for row in rows], shares, yerr=[below, above], marker="o",
+                      capsize=3, label=opponent)
     axes.set_xlabel("training steps (learner decisions)")
     axes.set_ylabel("win share (95% interval)")
+    axes.set_xlim(0, 1.05 * max(row["steps"] for row in history))
     axes.set_ylim(0, 1)
     axes.grid(alpha=0.3)
     axes.legend(title="against")
     figure.tight_layout()
-    figure.savefig(out / "learning_curve.png", dpi=100)
-    plt.close(figure)
+    return figure

@@ -4,13 +4,7 @@ import numpy as np
 import pytest
 
 from hunger_rl.envs import hungry_v0
-from hunger_rl.envs.hungry.batched import (
-    BatchedHungry,
-    BatchedPolicy,
-    greedy_actions,
-    observation_size,
-    stream_deck,
-)
+from hunger_rl.envs.hungry.batched import BatchedHungry, observation_size, stream_deck
 from hunger_rl.envs.hungry.engine import (
     ACTION_RESORT,
     NUM_RESORTS,
@@ -20,6 +14,7 @@ from hunger_rl.envs.hungry.engine import (
     score_resorts,
 )
 from hunger_rl.envs.rewards import r1_rewards
+from hunger_rl.policies.hungry_batched import BatchedPolicy, greedy_actions
 
 GAMES_PER_PLAYER_COUNT = 10_000
 STEP_CHECKED_GAMES = 1_000  # of those, masks and running totals compared every turn

@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 
-from hunger_rl.envs.hungry.batched import (
-    BatchedHungry,
+from hunger_rl.envs.hungry.batched import BatchedHungry
+from hunger_rl.policies.hungry import ExpertHungryPolicy, ForecastHungryPolicy
+from hunger_rl.policies.hungry_batched import (
     BatchedPolicy,
     forecast_scratch,
     forecast_values,
     forecast_values_of_observations,
 )
-from hunger_rl.policies.hungry import ExpertHungryPolicy, ForecastHungryPolicy
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])

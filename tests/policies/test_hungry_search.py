@@ -4,19 +4,12 @@ import numpy as np
 import pytest
 
 from hunger_rl.envs import hungry_v0
-from hunger_rl.envs.hungry.batched import (
-    FIRST,
-    HANDS,
-    ORDER,
-    SECOND,
-    TOTALS,
-    forecast_action,
-    forecast_scratch,
-)
+from hunger_rl.envs.hungry.batched import FIRST, HANDS, ORDER, SECOND, TOTALS
 from hunger_rl.envs.hungry.engine import DECK_SIZE, NUM_CARD_TYPES, NUM_RESORTS, TOTAL_PLAYS
 from hunger_rl.envs.hungry.view import public_view
 from hunger_rl.policies import hungry_search
-from hunger_rl.policies.hungry import ExpertHungryPolicy, _Outlook
+from hunger_rl.policies.hungry import ExpertHungryPolicy, Outlook
+from hunger_rl.policies.hungry_batched import forecast_action, forecast_scratch
 from hunger_rl.policies.hungry_search import SearchHungryPolicy, load_deals
 
 # Least share of the expert's best plays that the forecast playout policy must repeat over three
@@ -120,7 +113,7 @@ def test_search_takes_a_winning_last_play():
 def expert_best(observation, view):
     """The expert's plays of best value (several when tied)."""
     actions = np.flatnonzero(observation["action_mask"])
-    values = _Outlook(
+    values = Outlook(
         view,
         ExpertHungryPolicy.OWN_DESTINATION_CHANCE,
         ExpertHungryPolicy.OPPONENT_DESTINATION_CHANCE,

@@ -21,7 +21,7 @@ from hunger_rl.policies.learned import (
     load_policy,
     save_policy,
 )
-from hunger_rl.training.features import make_encoder
+from hunger_rl.policies.models.encoders import make_encoder
 
 
 def tiny_metadata(**changes):

@@ -6,21 +6,22 @@ import pytest
 import torch
 
 from hunger_rl.envs import hunger_show_v0
-from hunger_rl.envs.hungry.batched import BatchedHungry, BatchedPolicy
+from hunger_rl.envs.hungry.batched import BatchedHungry
 from hunger_rl.policies import hunger_show
+from hunger_rl.policies.hungry_batched import BatchedPolicy
 from hunger_rl.policies.learned import (
-    ActionScorerPolicy,
     LearnedPolicy,
     PolicyMetadata,
     build_network,
     load_policy,
 )
-from hunger_rl.training.config import config_from_dict
-from hunger_rl.training.features import (
+from hunger_rl.policies.models.encoders import (
     HUNGRY_FEATURE_SCALE,
     SHOW_VALUE_SCALE,
     make_encoder,
 )
+from hunger_rl.policies.models.networks import ActionScorerPolicy
+from hunger_rl.training.config import config_from_dict
 from hunger_rl.training.train import train
 
 SCORER_RUN = {

@@ -5,12 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from hunger_rl.envs.hungry.batched import (
-    FORECAST_DETAILS,
-    BatchedHungry,
-    BatchedPolicy,
-    forecast_values_of_observations,
-)
+from hunger_rl.envs.hungry.batched import BatchedHungry
 from hunger_rl.envs.hungry.engine import (
     ACTION_RESORT,
     NUM_ACTIONS,
@@ -20,19 +15,24 @@ from hunger_rl.envs.hungry.engine import (
 )
 from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.policies.hungry import RESORT_CARDS
+from hunger_rl.policies.hungry_batched import (
+    FORECAST_DETAILS,
+    BatchedPolicy,
+    forecast_values_of_observations,
+)
 from hunger_rl.policies.learned import load_policy
+from hunger_rl.policies.models.encoders import (
+    DETAIL_SCALE,
+    HUNGRY_FEATURE_SCALE,
+    make_encoder,
+    observation_scale,
+)
 from hunger_rl.training.batched_vec_env import (
     BatchedHungryVecEnv,
     make_batched_vec_env,
     split_games,
 )
 from hunger_rl.training.config import config_from_dict
-from hunger_rl.training.features import (
-    DETAIL_SCALE,
-    HUNGRY_FEATURE_SCALE,
-    make_encoder,
-    observation_scale,
-)
 from hunger_rl.training.train import train
 
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from hunger_rl.envs import hungry_v0
 from hunger_rl.policies import learned
 from hunger_rl.policies.learned import PolicyMetadata, build_network, network_weights
+from hunger_rl.policies.models.encoders import make_encoder
 from hunger_rl.training.checkpoint import (
     STATE_FILE,
     TrainingState,
@@ -25,7 +26,6 @@ from hunger_rl.training.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
-from hunger_rl.training.features import make_encoder
 
 ROW = {"steps": 256, "opponent": "random", "games": 8, "win_share": 0.5, "ci_low": 0.2,
        "ci_high": 0.8}

@@ -8,25 +8,25 @@ import pytest
 import torch
 
 from hunger_rl.envs.hungry.engine import HAND_SIZE, NUM_ACTIONS, action_resort
-from hunger_rl.envs.hungry.env import observation_layout
+from hunger_rl.envs.hungry.observation import observation_layout
 from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.policies.hungry import RESORT_CARDS
 from hunger_rl.policies.learned import (
     PolicyMetadata,
-    action_logits,
     build_network,
     load_policy,
     save_policy,
 )
+from hunger_rl.policies.models.encoders import make_encoder
+from hunger_rl.policies.models.networks import action_logits
 from hunger_rl.training.config import config_from_dict
-from hunger_rl.training.distill import game_positions
 from hunger_rl.training.endgame import (
     EndgamePositions,
     endgame_positions,
     fit_endgame_head,
     play_values,
 )
-from hunger_rl.training.features import make_encoder
+from hunger_rl.training.positions import encode_positions, game_positions
 from hunger_rl.training.train import train
 
 ENDGAME = {"positions": 160, "deals": 2, "epochs": 1, "workers": 1}
@@ -95,6 +95,15 @@ def test_head_scores_only_rows_with_an_empty_deck():
     after = action_logits(network, features)
     changed = (before != after).any(dim=1).numpy()
     np.testing.assert_array_equal(changed, observations[:, deck] == 0)
+
+
+def test_encoded_positions_match_the_encoder_whatever_the_workers():
+    observations, _ = game_positions(2, 200, seed=2)
+    one = encode_positions(2, observations, None, workers=1, progress=False)
+    two = encode_positions(2, observations, None, workers=2, progress=False)
+    np.testing.assert_array_equal(one, two)
+    direct = make_encoder("hungry", 2).batch(observations.astype(np.float32))
+    np.testing.assert_allclose(one.astype(np.float32), direct, rtol=1e-3, atol=1e-3)
 
 
 def test_play_values_are_legal_win_shares_whatever_the_workers():

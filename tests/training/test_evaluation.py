@@ -13,7 +13,12 @@ from hunger_rl.training.evaluation import (
     rotation_schedule,
     wilson_interval,
 )
-from hunger_rl.training.tournament import arrangements, tournament, tournament_schedule
+from hunger_rl.training.tournament import (
+    TournamentResult,
+    arrangements,
+    tournament,
+    tournament_schedule,
+)
 
 
 @pytest.mark.parametrize(
@@ -27,6 +32,8 @@ from hunger_rl.training.tournament import arrangements, tournament, tournament_s
 )
 def test_wilson_interval_known_values(successes, trials, low, high):
     assert wilson_interval(successes, trials) == pytest.approx((low, high), abs=1e-4)
+    assert wilson_interval(successes, trials)[0] <= successes / trials <= wilson_interval(
+        successes, trials)[1]
 
 
 def test_lineup_fills_the_last_spec_and_rejects_too_many():
@@ -128,3 +135,14 @@ def test_cli_evaluate_and_tournament(tmp_path, capsys):
     assert main(["evaluate", "--game", "hungry", "--players", "7", "--policies", "random",
                  "--games", "2", "--no-progress"]) == 2
     assert "2 to 4 players" in capsys.readouterr().err
+
+
+def test_pairwise_matrix_shows_whole_policy_names():
+    names = ["random", "search:200"]
+    rating = {"mu": 25.0, "sigma": 8.0, "ordinal": 1.0}
+    share = {"games": 4, "share": 0.5, "ci_low": 0.1, "ci_high": 0.9}
+    result = TournamentResult("hungry", 2, names, 4, 0, dict.fromkeys(names, rating),
+                              dict.fromkeys(names, share), [[None, 0.25], [0.75, None]])
+    head, *rows = result.to_table().splitlines()[-3:]
+    assert head.split() == names
+    assert rows[1].split() == ["search:200", "0.750", "-"]

@@ -1,17 +1,20 @@
 """End-to-end training on a tiny config: artefacts, policy loading, resume, bad checkpoints."""
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
+from safetensors.torch import load_file
 
 from hunger_rl.cli import main
 from hunger_rl.policies.learned import load_policy, read_metadata
 from hunger_rl.policies.registry import make_policy
 from hunger_rl.training.config import load_config
-from hunger_rl.training.train import train
+from hunger_rl.training.train import learning_curve_figure, train
 
 TINY = Path(__file__).with_name("tiny_hungry.yaml")
 
@@ -123,3 +126,54 @@ def test_resume_from_a_corrupt_checkpoint_is_refused(trained, tmp_path):
         train(config, resume=broken, progress=False)
     with pytest.raises(ValueError, match="not a training checkpoint"):
         train(config, resume=tmp_path, progress=False)
+
+
+def test_a_one_point_learning_curve_shows_its_point_and_interval():
+    history = [{"steps": 4096, "opponent": "expert", "games": 200, "win_share": 0.6,
+                "ci_low": 0.5, "ci_high": 0.7}]
+    axes = learning_curve_figure(history).axes[0]
+    (line,) = axes.lines[:1]
+    assert line.get_xydata().tolist() == [[4096, 0.6]]
+    low, high = axes.get_xlim()
+    assert low <= 0 < 4096 < high
+    (bars,) = axes.collections  # the error bar of the interval
+    np.testing.assert_allclose(bars.get_segments()[0], [[4096, 0.5], [4096, 0.7]])
+
+
+# Subprocess envs cost a few interpreter starts: that variant runs with the slow checks.
+@pytest.mark.parametrize("vec_env", ["dummy", pytest.param("subprocess", marks=pytest.mark.slow)])
+def test_the_same_config_and_seed_train_the_same_policy(trained, tmp_path, vec_env):
+    """A second run of the tiny config (its games in ``vec_env``) without the evaluation the
+    first made in this process halfway, which loaded a policy there, trains bit-identical
+    weights and scores them the same (docs/architecture.md, Reproducibility)."""
+    config = load_config(TINY)
+    config = config.replace(
+        out=str(tmp_path / "again"),
+        env=dataclasses.replace(config.env, vec_env=vec_env),
+        evaluation=dataclasses.replace(config.evaluation, every_steps=config.total_steps))
+    train(config, progress=False)
+    first = load_file(str(trained / "policy.safetensors"))
+    second = load_file(str(tmp_path / "again" / "policy.safetensors"))
+    assert first.keys() == second.keys()
+    for name, tensor in first.items():
+        assert torch.equal(tensor, second[name]), name
+    rows = [json.loads((out / "evaluation.json").read_text())["rows"]
+            for out in (trained, tmp_path / "again")]
+    assert rows[0] == rows[1]
+
+
+def test_evaluation_reads_a_rewritten_policy_file(trained, tmp_path):
+    """A run rewrites policy.safetensors before each evaluation; an evaluation in this
+    process plays the file as it is now, not a policy cached from the last one."""
+    from hunger_rl.training.evaluation import evaluate
+
+    def outcomes(path):
+        result = evaluate("hungry", 2, [str(path), "greedy"], games=16, seed=5, progress=False)
+        return [(record.win_shares, record.scores) for record in result.records]
+
+    earlier = trained / "checkpoints" / "step_000000256" / "policy.safetensors"
+    path = tmp_path / "policy.safetensors"
+    shutil.copy(trained / "policy.safetensors", path)
+    final = outcomes(path)
+    shutil.copy(earlier, path)
+    assert outcomes(path) == outcomes(earlier) != final

@@ -19,7 +19,7 @@ from hunger_rl.training.config import (
     load_config,
 )
 
-CONFIGS = sorted((Path(__file__).parents[2] / "configs").glob("*.yaml"))
+CONFIGS = sorted((Path(__file__).parents[2] / "hunger_rl" / "configs").glob("*.yaml"))
 MINIMAL = {"game": "hungry", "num_players": 2}
 TINY = Path(__file__).with_name("tiny_hungry.yaml")
 

@@ -22,14 +22,17 @@ slots or on the actions.
 Layout. Every small field of one game lives in one int8 row of ``BatchedHungry.games`` (offsets
 below, sized for 4 players whatever the player count), so the compiled code touches one
 contiguous block per game and passes one array around; the deal streams are separate uint64
-arrays. Policies for the batch (uniformly random, greedy, and the expert-like forecast) are
-compiled alike, so that opponents inside a batched training environment cost little next to the
-learner's network.
+arrays.
+
+Public API. Besides :class:`BatchedHungry`, the row offsets and the compiled rules
+(:func:`play`, :func:`update_resort`, :func:`score_game`, :func:`write_observation`, ...) are
+public: the compiled policies (``policies.hungry_batched``), the search's playouts
+(``policies.hungry_search``) and the learner loop (``training.batched_learner``) run on the same
+rows without a Python call per game.
 """
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numba
@@ -54,18 +57,15 @@ from hunger_rl.envs.hungry.engine import (
     TWO_HOMES_BONUS,
     HungryState,
     IllegalActionError,
-    card_colour,
-    card_stars,
     check_num_players,
     describe_action,
 )
-from hunger_rl.envs.hungry.env import REWARD_MODES, SCORE_SCALE, observation_layout
+from hunger_rl.envs.hungry.observation import REWARD_MODES, SCORE_SCALE, observation_layout
 
 NO_PLAYER = -1
-POLICY_KINDS = ("random", "greedy", "forecast")
 _REWARD_CODES = {"win": 0, "score": 1}
-_POLICY_CODES = {"random": 0, "greedy": 1, "forecast": 2}
-_ACTION_RESORT = np.array(ACTION_RESORT, dtype=np.int64)
+# The resort each action sends its tourist to, as an array compiled code can index.
+RESORT_OF_ACTION = np.array(ACTION_RESORT, dtype=np.int64)
 _FULL_DECK = np.array(FULL_DECK, dtype=np.int8)
 
 # Offsets into a game's int8 row. Every count fits: at most 2 cards per type, 48 plays, and a
@@ -85,7 +85,8 @@ NUM_PLAYS = CURRENT + 1
 BONUS_HOLDER = NUM_PLAYS + 1  # holder of the two-homes bonus so far (H8), or NO_PLAYER
 ROW_SIZE = BONUS_HOLDER + 1
 
-_jit = numba.njit(cache=True, nogil=True)
+# Compiled once and cached on disk; without the GIL, so other threads run meanwhile.
+jit = numba.njit(cache=True, nogil=True)
 
 
 class StepOutputs(NamedTuple):
@@ -113,15 +114,15 @@ _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX_2 = np.uint64(0x94D049BB133111EB)
 
 
-@_jit
+@jit
 def _splitmix_finish(z):
     z = (z ^ (z >> np.uint64(30))) * _MIX_1
     z = (z ^ (z >> np.uint64(27))) * _MIX_2
     return z ^ (z >> np.uint64(31))
 
 
-@_jit
-def _below(rng_state, slot, n):
+@jit
+def random_below(rng_state, slot, n):
     """A random integer in 0..n-1 from ``rng_state[slot]`` (SplitMix64), advancing it.
 
     Multiply-shift on the top 32 bits: the bias is below 2**-26 for the n <= 50 used here.
@@ -131,12 +132,12 @@ def _below(rng_state, slot, n):
     return np.int64((high * np.uint64(n)) >> np.uint64(32))
 
 
-@_jit
+@jit
 def _stream_key(seed, game_number):
     return _splitmix_finish(_splitmix_finish(seed + _GOLDEN) + np.uint64(game_number))
 
 
-@_jit
+@jit
 def _shuffle_deal(g, b, deal_rng, seed, game_number, num_players, random_first):
     """Write deal ``game_number`` of ``seed``'s stream into game b's order; return the first player.
 
@@ -146,11 +147,11 @@ def _shuffle_deal(g, b, deal_rng, seed, game_number, num_players, random_first):
     deal_rng[b] = _stream_key(seed, game_number)
     first = 0
     if random_first:
-        first = _below(deal_rng, b, num_players)
+        first = random_below(deal_rng, b, num_players)
     for i in range(DECK_SIZE):
         g[b, ORDER + i] = _FULL_DECK[i]
     for i in range(DECK_SIZE - 1, 0, -1):
-        j = _below(deal_rng, b, i + 1)
+        j = random_below(deal_rng, b, i + 1)
         card = g[b, ORDER + i]
         g[b, ORDER + i] = g[b, ORDER + j]
         g[b, ORDER + j] = card
@@ -177,13 +178,13 @@ def stream_deck(
 # -- rules ----------------------------------------------------------------------------------------
 
 
-@_jit
+@jit
 def _resort_points(resort):
     return resort + 1 if resort < NUM_STARS else HOTEL_POINTS
 
 
-@_jit
-def _update_resort(g, b, resort, num_players, void_tied_second):
+@jit
+def update_resort(g, b, resort, num_players, void_tied_second):
     """Recompute one resort's places (H6) and move the points they are worth (H7, H8).
 
     Places as :func:`engine.resort_places`; totals stay equal to :func:`engine.totals_from_places`
@@ -236,7 +237,7 @@ def _update_resort(g, b, resort, num_players, void_tied_second):
             _update_bonus(g, b)
 
 
-@_jit
+@jit
 def _update_bonus(g, b):
     """Give the bonus to the first player, homes scored 1 to 5 stars, to hold two homes (H8)."""
     holder = NO_PLAYER
@@ -259,7 +260,7 @@ def _update_bonus(g, b):
         g[b, BONUS_HOLDER] = holder
 
 
-@_jit
+@jit
 def _deal(g, b, num_players, first_player):
     """Start game b from its order: 2 removed, 8 dealt per seat in seat order (H2)."""
     order = g[b, ORDER : ORDER + DECK_SIZE].copy()
@@ -279,15 +280,15 @@ def _deal(g, b, num_players, first_player):
     g[b, CURRENT] = first_player
 
 
-@_jit
-def _deal_next_game(g, b, stream_seed, game_number, deal_rng, num_players, random_first):
+@jit
+def deal_next_game(g, b, stream_seed, game_number, deal_rng, num_players, random_first):
     game_number[b] += 1
     first = _shuffle_deal(g, b, deal_rng, stream_seed[b], game_number[b], num_players, random_first)
     _deal(g, b, num_players, first)
 
 
-@_jit
-def _play(g, b, action, num_players, void_tied_second):
+@jit
+def play(g, b, action, num_players, void_tied_second):
     """The player to move in game b plays ``action``, then draws while the deck lasts (H4)."""
     player = np.int64(g[b, CURRENT])
     card = action >> 1
@@ -295,9 +296,9 @@ def _play(g, b, action, num_players, void_tied_second):
     g[b, hand + card] -= 1
     g[b, PLACED + player * NUM_ACTIONS + action] += 1
     g[b, PLAYED + card] += 1
-    resort = _ACTION_RESORT[action]
+    resort = RESORT_OF_ACTION[action]
     g[b, COUNTS + player * NUM_RESORTS + resort] += 1
-    _update_resort(g, b, resort, num_players, void_tied_second)
+    update_resort(g, b, resort, num_players, void_tied_second)
     position = np.int64(g[b, DECK_POS])
     if position < DECK_SIZE:
         g[b, hand + g[b, ORDER + position]] += 1
@@ -308,8 +309,8 @@ def _play(g, b, action, num_players, void_tied_second):
     g[b, CURRENT] = (player + 1) % num_players
 
 
-@_jit
-def _best_total_and_winner(g, b, num_players):
+@jit
+def best_total_and_winner(g, b, num_players):
     """The best total of row b and its sole winner (H9), or NO_PLAYER for a shared draw.
 
     Among the players with the best total, the holder of the lowest-star home wins alone
@@ -325,10 +326,10 @@ def _best_total_and_winner(g, b, num_players):
     return best, NO_PLAYER
 
 
-@_jit
-def _score_game(g, b, num_players, reward_code, rewards_out, totals_out, winners_out):
+@jit
+def score_game(g, b, num_players, reward_code, rewards_out, totals_out, winners_out):
     """Final totals, winners (H9) and rewards (R1, or score margin) into row b of each output."""
-    best, winner = _best_total_and_winner(g, b, num_players)
+    best, winner = best_total_and_winner(g, b, num_players)
     num_winners = 0
     total_sum = 0
     for p in range(num_players):
@@ -347,8 +348,8 @@ def _score_game(g, b, num_players, reward_code, rewards_out, totals_out, winners
             rewards_out[b, p] = (g[b, TOTALS + p] - others) / SCORE_SCALE
 
 
-@_jit
-def _write_observation(g, b, observer, num_players, out, row):
+@jit
+def write_observation(g, b, observer, num_players, out, row):
     """``hungry_v0``'s observation of ``observer`` in game b, written into ``out[row]``.
 
     Slices in ``observation_layout`` order: hand, placed by relative seat, hand sizes, deck
@@ -393,24 +394,24 @@ def _write_observation(g, b, observer, num_players, out, row):
         obs[offset + _seat_after(game[CURRENT], num_players - observer, num_players)] = 1.0
 
 
-@_jit
+@jit
 def _seat_after(seat, k, num_players):
     """The seat ``k`` places after ``seat`` (0 <= k <= N, so one subtraction suffices)."""
     seat = seat + k
     return seat - num_players if seat >= num_players else seat
 
 
-@_jit
-def _mover_hand(g, b):
+@jit
+def mover_hand(g, b):
     """The 25 card counts of the player to move in game b (a view)."""
     hand = HANDS + np.int64(g[b, CURRENT]) * NUM_CARD_TYPES
     return g[b, hand : hand + NUM_CARD_TYPES]
 
 
-@_jit
-def _write_mask(g, b, out):
+@jit
+def write_mask(g, b, out):
     """Legal actions of the player to move in game b: both destinations of each held card type."""
-    hand = _mover_hand(g, b)
+    hand = mover_hand(g, b)
     mask = out[b]
     for t in range(NUM_CARD_TYPES):
         held = hand[t] > 0
@@ -418,8 +419,8 @@ def _write_mask(g, b, out):
         mask[2 * t + 1] = held
 
 
-@_jit
-def _first_illegal(g, games, actions):
+@jit
+def first_illegal(g, games, actions):
     """Index into ``games`` of the first action its game's mover may not play, else -1."""
     for i in range(games.shape[0]):
         b = games[i]
@@ -431,7 +432,7 @@ def _first_illegal(g, games, actions):
     return -1
 
 
-@_jit
+@jit
 def _step_games(
     g,
     games,
@@ -456,516 +457,35 @@ def _step_games(
     """Play ``actions[i]`` in game ``games[i]``; finish, re-deal and observe as :meth:`step`."""
     for i in range(games.shape[0]):
         b = games[i]
-        _play(g, b, actions[i], num_players, void_tied_second)
+        play(g, b, actions[i], num_players, void_tied_second)
         if g[b, NUM_PLAYS] == TOTAL_PLAYS:
             terminated[b] = True
-            _score_game(g, b, num_players, reward_code, rewards, final_totals, winners)
+            score_game(g, b, num_players, reward_code, rewards, final_totals, winners)
             if final_observers.shape[0] > 0:
-                _write_observation(g, b, final_observers[b], num_players, final_observations, b)
-            _deal_next_game(g, b, stream_seed, game_number, deal_rng, num_players, random_first)
+                write_observation(g, b, final_observers[b], num_players, final_observations, b)
+            deal_next_game(g, b, stream_seed, game_number, deal_rng, num_players, random_first)
         else:
             terminated[b] = False
             for p in range(num_players):
                 rewards[b, p] = 0.0
         mover = g[b, CURRENT]
         to_move[b] = mover
-        _write_observation(g, b, mover, num_players, observations, b)
-        _write_mask(g, b, masks)
+        write_observation(g, b, mover, num_players, observations, b)
+        write_mask(g, b, masks)
 
 
-@_jit
+@jit
 def _observe_movers(g, num_players, observations, masks, to_move):
     for b in range(g.shape[0]):
         to_move[b] = g[b, CURRENT]
-        _write_observation(g, b, g[b, CURRENT], num_players, observations, b)
-        _write_mask(g, b, masks)
+        write_observation(g, b, g[b, CURRENT], num_players, observations, b)
+        write_mask(g, b, masks)
 
 
-@_jit
+@jit
 def _observe_seats(g, observers, num_players, out):
     for b in range(g.shape[0]):
-        _write_observation(g, b, observers[b], num_players, out, b)
-
-
-# -- compiled policies ----------------------------------------------------------------------------
-
-
-@_jit
-def _random_action(g, b, rng_state):
-    """A uniformly random legal action of the mover in game b.
-
-    Picks one of the 2 x (held card types) legal actions; the held type is found without
-    branches, which mispredict on random hands.
-    """
-    hand = _mover_hand(g, b)
-    kinds = 0
-    for t in range(NUM_CARD_TYPES):
-        kinds += hand[t] > 0
-    pick = _below(rng_state, b, 2 * kinds)
-    target = pick >> 1
-    chosen = 0
-    seen = 0
-    for t in range(NUM_CARD_TYPES):
-        held = hand[t] > 0
-        chosen += t * (held and seen == target)
-        seen += held
-    return 2 * chosen + (pick & 1)
-
-
-@_jit
-def _keep_best(value, action, best_value, best_action, ties, tolerance, rng_state, b):
-    """One step of a single pass for the best action, ties (within ``tolerance``) broken
-    uniformly at random: returns the new (best value, best action, number tied)."""
-    if value > best_value + tolerance:
-        return value, action, 1
-    if value >= best_value - tolerance:
-        ties += 1
-        if _below(rng_state, b, ties) == 0:
-            best_action = action
-    return best_value, best_action, ties
-
-
-@_jit
-def _greedy_action(g, b, num_players, void_tied_second, rng_state):
-    """The mover's legal action with the best margin after it, ties broken uniformly at random.
-
-    Margin: the mover's total minus the best other total, both as if the game ended right after
-    the play (one-step lookahead on the current places; the card drawn is ignored). Each
-    candidate is tried on the game's own row and undone.
-    """
-    player = np.int64(g[b, CURRENT])
-    hand = HANDS + player * NUM_CARD_TYPES
-    saved_totals = np.empty(MAX_PLAYERS, np.int8)
-    best_margin = -1000
-    best_action = -1
-    ties = 0
-    for action in range(NUM_ACTIONS):
-        if g[b, hand + (action >> 1)] == 0:
-            continue
-        resort = _ACTION_RESORT[action]
-        first = g[b, FIRST + resort]
-        second = g[b, SECOND + resort]
-        bonus_holder = g[b, BONUS_HOLDER]
-        for p in range(num_players):
-            saved_totals[p] = g[b, TOTALS + p]
-        count = COUNTS + player * NUM_RESORTS + resort
-        g[b, count] += 1
-        _update_resort(g, b, resort, num_players, void_tied_second)
-        margin = -1000
-        for p in range(num_players):
-            if p != player:
-                margin = max(margin, -np.int64(g[b, TOTALS + p]))
-        margin += g[b, TOTALS + player]
-        g[b, count] -= 1
-        g[b, FIRST + resort] = first
-        g[b, SECOND + resort] = second
-        g[b, BONUS_HOLDER] = bonus_holder
-        for p in range(num_players):
-            g[b, TOTALS + p] = saved_totals[p]
-        best_margin, best_action, ties = _keep_best(
-            margin, action, best_margin, best_action, ties, 0, rng_state, b
-        )
-    return best_action
-
-
-# -- the forecast policy --------------------------------------------------------------------------
-#
-# The expert's valuation (``policies.hungry.ExpertHungryPolicy``) at a greedy player's cost: its
-# exact count distributions replaced by a normal approximation, so that it runs compiled, as the
-# search's playout policy, as a training opponent inside the batch, and as input features.
-#
-# * Forecast. Each seat's final count at a resort has mean ``count + p_s n`` and variance
-#   ``n p_s (1 - p_s)``, where n is the number of unseen cards (from the mover's view) that fit
-#   the resort and ``p_s`` half the chance that one of them is played by seat s (its remaining
-#   plays over the unseen cards; the mover counts only its future draws). The mover's own fitting
-#   cards add 1/2 each to its mean and 1/4 to its variance, as the expert's 1/2 destination chance.
-# * Places. Seat s beats seat t strictly with the normal chance of ``X_s - X_t >= 1`` (so ties
-#   score nothing: tie denial, H6). First place: beating every other seat (taken as independent)
-#   and placing at all (a count of at least 1); second place: beating all but one.
-# * Value. As the expert: the mover's expected points (first places, second-place tokens, the
-#   two-home bonus from the homes' first-place chances in star order, H8, and the small premium
-#   for low-star homes, H9) minus the mean of the others'. It plays the best value after its play.
-
-# First-place points of each resort: the home's stars, or a hotel's 5 (H7).
-FIRST_POINTS = np.array([s + 1 for s in range(NUM_STARS)] + [HOTEL_POINTS] * NUM_STARS, float)
-# The two resorts a card type fits: its holiday home (stars) and its hotel (colour).
-_CARD_HOME = np.array([card_stars(t) - 1 for t in range(NUM_CARD_TYPES)], dtype=np.int64)
-_CARD_HOTEL = np.array([NUM_STARS + card_colour(t) for t in range(NUM_CARD_TYPES)], np.int64)
-# The expert's parameters (``policies.hungry.ExpertHungryPolicy`` reads them from here): own
-# hand cards go to each of their resorts with chance 1/2, so do unseen cards an opponent will
-# hold; a low-star home is worth this much per star below 6 for the H9 tie-break.
-OWN_DESTINATION_CHANCE = 0.5
-OPPONENT_DESTINATION_CHANCE = 0.5
-TIE_BREAK_WEIGHT = 0.05
-# Keeps the spread of a settled count difference positive, so that it reads as certain.
-_MIN_VARIANCE = 0.01
-_LOG_OWN_MISS = math.log(1.0 - OWN_DESTINATION_CHANCE)
-_LOGISTIC_SCALE = 1.702
-# Values this close count as equal, broken at random (as the expert's pick).
-_TIE = 1e-9
-
-
-@_jit
-def _beats(mean_a, var_a, mean_b, var_b):
-    """Normal chance that a count of (mean_a, var_a) exceeds one of (mean_b, var_b) by >= 1."""
-    z = (mean_a - mean_b - 0.5) / math.sqrt(var_a + var_b + _MIN_VARIANCE)
-    # Logistic approximation of the normal distribution function (error below 0.01), several
-    # times cheaper than erf in this innermost loop.
-    return 1.0 / (1.0 + math.exp(-_LOGISTIC_SCALE * z))
-
-
-@_jit
-def _resort_forecast(
-    g, b, resort, shift, num_players, mover, unseen_fit, own_fit, chances, work, out
-):
-    """``out[0]``, ``out[1]``: each seat's chance of first and of second place at one resort
-    (H6, ties score nothing), the mover's count raised by ``shift`` (1: its play goes there) and
-    its fitting hand cards lowered by ``abs(shift)`` (the card played leaves its hand)."""
-    means = work[0]
-    variances = work[1]
-    scores_any = work[2]
-    wins = work[3:]
-    n = unseen_fit[resort]
-    for s in range(num_players):
-        count = g[b, COUNTS + s * NUM_RESORTS + resort]
-        p = chances[s]
-        means[s] = count + p * n
-        variances[s] = n * p * (1.0 - p)
-        fit = 0
-        if s == mover:
-            fit = own_fit[resort] - abs(shift)
-            count += max(shift, 0)
-            means[s] += max(shift, 0) + OWN_DESTINATION_CHANCE * fit
-            variances[s] += OWN_DESTINATION_CHANCE * (1.0 - OWN_DESTINATION_CHANCE) * fit
-        if count > 0:
-            scores_any[s] = 1.0
-        else:
-            # Chance that none of its unseen or own fitting cards comes here.
-            scores_any[s] = 1.0 - math.exp(n * math.log1p(-p) + fit * _LOG_OWN_MISS)
-    for s in range(num_players):
-        for t in range(s + 1, num_players):
-            wins[s, t] = _beats(means[s], variances[s], means[t], variances[t])
-            wins[t, s] = _beats(means[t], variances[t], means[s], variances[s])
-    for s in range(num_players):
-        all_beaten = 1.0
-        one_above = 0.0
-        for t in range(num_players):
-            if t == s:
-                continue
-            all_beaten *= wins[s, t]
-            others_beaten = 1.0
-            for o in range(num_players):
-                if o != s and o != t:
-                    others_beaten *= wins[s, o]
-            one_above += (1.0 - wins[s, t]) * others_beaten
-        out[0, s] = scores_any[s] * all_beaten
-        out[1, s] = scores_any[s] * one_above
-
-
-@_jit
-def _add_bonus(home_firsts, num_players, points, no_home, one_home):
-    """Add each seat's two-home bonus (H8) from its chance of first place at each home: homes in
-    star order, the first seat to reach two takes it. ``no_home``, ``one_home``: working rows."""
-    no_home[:] = 1.0
-    one_home[:] = 0.0
-    not_given = 1.0
-    for home in range(NUM_STARS):
-        given = 0.0
-        for s in range(num_players):
-            taken = home_firsts[home, s]
-            reach = not_given * one_home[s] * taken
-            points[s] += TWO_HOMES_BONUS * reach
-            given += reach
-            one_home[s] = one_home[s] * (1.0 - taken) + no_home[s] * taken
-            no_home[s] *= 1.0 - taken
-        not_given = max(not_given - given, 0.0)
-
-
-# Variants of a resort's forecast: as it stands, after the mover plays there, after the mover
-# plays the card to its other resort.
-_STANDING, _PLAYED_HERE, _PLAYED_ELSEWHERE = 0, 1, 2
-_SHIFTS = (0, 1, -1)
-# What :func:`forecast_values` reports per play besides its value, when asked: the parts the
-# value is made of, from the mover's side ("here": the play's resort; "elsewhere": the card's
-# other resort, which loses it as an option).
-FORECAST_DETAILS = (
-    "own points after",  # the mover's expected points (with the bonus) after the play
-    "best other points after",  # the best other seat's
-    "own first here after",  # the mover's chance of first place here after the play
-    "own first here before",
-    "best other first here after",
-    "own second here after",
-    "own first elsewhere change",  # its chance of first place elsewhere, after minus before
-    "first-place points here",  # the resort's worth: stars of a home, 5 for a hotel
-    "home here",  # 1 for a holiday home (the bonus and the tie-break count homes), 0 for a hotel
-)
-
-
-@_jit
-def forecast_scratch():
-    """Working arrays for :func:`forecast_values`, made once per batch of playouts so that the
-    compiled loop allocates nothing per move."""
-    return (
-        np.empty((2, NUM_RESORTS), np.int64),  # unseen and own fitting cards per resort
-        np.empty((3 + MAX_PLAYERS, MAX_PLAYERS)),  # one resort's forecast
-        np.empty((3, NUM_RESORTS, 2, MAX_PLAYERS)),  # places (below)
-        np.empty((5 + NUM_STARS, MAX_PLAYERS)),  # per seat: chances, points, bonus; homes' firsts
-        np.empty(NUM_ACTIONS),  # each play's value
-        np.empty((0, len(FORECAST_DETAILS))),  # no details
-    )
-
-
-@_jit
-def forecast_values(g, b, num_players, scratch, values, details):
-    """``values[a]``: the forecast value (section docstring) of each legal play a of the mover
-    in game b; ``-inf`` where a is not legal. ``details[a]``: the ``FORECAST_DETAILS`` of each
-    legal play (zero where not legal), or nothing when ``details`` has no rows.
-    ``scratch``: from :func:`forecast_scratch`."""
-    fits, work, places, seats = scratch[:4]
-    unseen_fit = fits[0]
-    own_fit = fits[1]
-    chances = seats[0]
-    standing = seats[1]
-    points = seats[2]
-    no_home = seats[3]
-    one_home = seats[4]
-    home_firsts = seats[5:]
-    mover = np.int64(g[b, CURRENT])
-    hand = HANDS + mover * NUM_CARD_TYPES
-    # Unseen from the mover's view: neither played nor in its hand.
-    fits[:] = 0
-    unseen_total = 0
-    for t in range(NUM_CARD_TYPES):
-        unseen = COPIES_PER_TYPE - g[b, PLAYED + t] - g[b, hand + t]
-        unseen_total += unseen
-        unseen_fit[_CARD_HOME[t]] += unseen
-        unseen_fit[_CARD_HOTEL[t]] += unseen
-        own_fit[_CARD_HOME[t]] += g[b, hand + t]
-        own_fit[_CARD_HOTEL[t]] += g[b, hand + t]
-    left = TOTAL_PLAYS - np.int64(g[b, NUM_PLAYS])
-    for s in range(num_players):
-        offset = (s - mover) % num_players
-        remaining = max(0, (left - offset + num_players - 1) // num_players)
-        if s == mover:
-            remaining = max(remaining - np.int64(g[b, HAND_SIZES + s]), 0)
-        chances[s] = OPPONENT_DESTINATION_CHANCE * remaining / max(unseen_total, 1)
-    # places[variant, resort, first or second, seat]; the played variants only where needed.
-    for r in range(NUM_RESORTS):
-        _resort_forecast(
-            g, b, r, 0, num_players, mover, unseen_fit, own_fit, chances, work, places[_STANDING, r]
-        )
-        if own_fit[r] > 0:
-            for variant in (_PLAYED_HERE, _PLAYED_ELSEWHERE):
-                _resort_forecast(
-                    g,
-                    b,
-                    r,
-                    _SHIFTS[variant],
-                    num_players,
-                    mover,
-                    unseen_fit,
-                    own_fit,
-                    chances,
-                    work,
-                    places[variant, r],
-                )
-    # Points as the table stands, without the bonus; a play changes two resorts' shares.
-    standing[:] = 0.0
-    for r in range(NUM_RESORTS):
-        for s in range(num_players):
-            standing[s] += _forecast_resort_points(places[_STANDING, r], r, s)
-    with_details = details.shape[0] > 0
-    if with_details:
-        details[:] = 0.0
-    for action in range(NUM_ACTIONS):
-        if g[b, hand + (action >> 1)] == 0:
-            values[action] = -np.inf
-            continue
-        here = _ACTION_RESORT[action]
-        elsewhere = _ACTION_RESORT[action ^ 1]
-        for s in range(num_players):
-            points[s] = (
-                standing[s]
-                + _forecast_resort_points(places[_PLAYED_HERE, here], here, s)
-                - _forecast_resort_points(places[_STANDING, here], here, s)
-                + _forecast_resort_points(places[_PLAYED_ELSEWHERE, elsewhere], elsewhere, s)
-                - _forecast_resort_points(places[_STANDING, elsewhere], elsewhere, s)
-            )
-        for home in range(NUM_STARS):
-            variant = _STANDING
-            if home == here:
-                variant = _PLAYED_HERE
-            elif home == elsewhere:
-                variant = _PLAYED_ELSEWHERE
-            for s in range(num_players):
-                home_firsts[home, s] = places[variant, home, 0, s]
-        _add_bonus(home_firsts, num_players, points, no_home, one_home)
-        others = 0.0
-        best_other = -np.inf
-        for s in range(num_players):
-            if s != mover:
-                others += points[s]
-                best_other = max(best_other, points[s])
-        values[action] = points[mover] - others / (num_players - 1)
-        if with_details:
-            played = places[_PLAYED_HERE, here]
-            best_other_first = 0.0
-            for s in range(num_players):
-                if s != mover:
-                    best_other_first = max(best_other_first, played[0, s])
-            row = details[action]
-            row[0] = points[mover]
-            row[1] = best_other
-            row[2] = played[0, mover]
-            row[3] = places[_STANDING, here, 0, mover]
-            row[4] = best_other_first
-            row[5] = played[1, mover]
-            row[6] = (places[_PLAYED_ELSEWHERE, elsewhere, 0, mover]
-                      - places[_STANDING, elsewhere, 0, mover])
-            row[7] = FIRST_POINTS[here]
-            row[8] = here < NUM_STARS
-
-
-@_jit
-def forecast_action(g, b, num_players, rng_state, scratch):
-    """The mover's play of best forecast value in game b; ties at random."""
-    values = scratch[4]
-    forecast_values(g, b, num_players, scratch, values, scratch[5])
-    best_value = -np.inf
-    best_action = -1
-    ties = 0
-    for action in range(NUM_ACTIONS):
-        if values[action] != -np.inf:
-            best_value, best_action, ties = _keep_best(
-                values[action], action, best_value, best_action, ties, _TIE, rng_state, b
-            )
-    return best_action
-
-
-@_jit
-def _forecast_resort_points(chances, resort, seat):
-    """A seat's expected points at one resort from its (first, second) chances there, with the
-    low-star home premium (H9 tie-break)."""
-    points = FIRST_POINTS[resort] * chances[0, seat] + chances[1, seat]
-    if resort < NUM_STARS:
-        points += TIE_BREAK_WEIGHT * (NUM_STARS - resort) * chances[0, seat]
-    return points
-
-
-@_jit
-def _forecast_values_of_observations(
-    observations, num_players, placed_start, sizes_start, out, details
-):
-    """Row i of ``out`` (and of ``details``, if it has rows): :func:`forecast_values` for the
-    observer of ``observations[i]``, from a game row rebuilt out of what the observation shows
-    (seat 0 is the observer)."""
-    row = np.zeros((1, ROW_SIZE), np.int8)
-    scratch = forecast_scratch()
-    for i in range(observations.shape[0]):
-        obs = observations[i]
-        row[0, :] = 0
-        plays = 0
-        for s in range(num_players):
-            for a in range(NUM_ACTIONS):
-                placed = np.int64(obs[placed_start + s * NUM_ACTIONS + a])
-                row[0, COUNTS + s * NUM_RESORTS + _ACTION_RESORT[a]] += placed
-                row[0, PLAYED + (a >> 1)] += placed
-                plays += placed
-        for t in range(NUM_CARD_TYPES):
-            row[0, HANDS + t] = np.int64(obs[t])
-        row[0, HAND_SIZES] = np.int64(obs[sizes_start])
-        row[0, NUM_PLAYS] = plays
-        forecast_values(row, 0, num_players, scratch, out[i],
-                        details[i] if details.shape[0] else scratch[5])
-
-
-def forecast_values_of_observations(observations: np.ndarray, num_players: int,
-                                    details: bool = False):
-    """(B, 50) forecast values of each observer's legal plays (``-inf`` where not legal), from
-    a batch of ``hungry_v0`` observation vectors: public information and the observer's hand.
-    With ``details``, also their (B, 50, len(FORECAST_DETAILS)) parts, as a second result."""
-    observations = np.ascontiguousarray(observations, dtype=np.float32)
-    layout = observation_layout(num_players)
-    b = observations.shape[0]
-    out = np.empty((b, NUM_ACTIONS))
-    parts = np.empty((b if details else 0, NUM_ACTIONS, len(FORECAST_DETAILS)))
-    _forecast_values_of_observations(observations, num_players, layout["placed"].start,
-                                     layout["hand_sizes"].start, out, parts)
-    return (out, parts) if details else out
-
-
-@_jit
-def _policy_action(g, b, policy_code, num_players, void_tied_second, rng_state, scratch):
-    """The action of the batch policy ``policy_code`` (``_POLICY_CODES``) in game b."""
-    if policy_code == 0:
-        return _random_action(g, b, rng_state)
-    if policy_code == 1:
-        return _greedy_action(g, b, num_players, void_tied_second, rng_state)
-    return forecast_action(g, b, num_players, rng_state, scratch)
-
-
-@_jit
-def _policy_actions(g, games, policy_code, num_players, void_tied_second, rng_state, out):
-    scratch = forecast_scratch()
-    for i in range(games.shape[0]):
-        out[i] = _policy_action(
-            g, games[i], policy_code, num_players, void_tied_second, rng_state, scratch
-        )
-
-
-@_jit
-def _learner_step(
-    g,
-    actions,
-    learner_seats,
-    stream_seed,
-    game_number,
-    deal_rng,
-    policy_code,
-    policy_rng,
-    num_players,
-    void_tied_second,
-    reward_code,
-    random_first,
-    observations,
-    masks,
-    rewards,
-    terminated,
-    terminal_observations,
-    seat_rewards,
-    final_totals,
-    winners,
-):
-    """Each game: the learner plays its action, then the opponents play until it is to move again.
-
-    A negative action plays nothing (opponents only, as after a reset). A game that ends on the
-    way records the learner's reward and its final observation, is dealt again, and the
-    learner's seat moves one place on (``(seat + 1) % N``), so that a slot visits every seat in
-    turn; the opponents then play up to the learner's first turn.
-    """
-    scratch = forecast_scratch()
-    for b in range(actions.shape[0]):
-        terminated[b] = False
-        rewards[b] = 0.0
-        action = actions[b]
-        while True:
-            if action >= 0:  # a negative action: start from the opponents' turns
-                _play(g, b, action, num_players, void_tied_second)
-            if g[b, NUM_PLAYS] == TOTAL_PLAYS:
-                learner = learner_seats[b]
-                terminated[b] = True
-                _score_game(g, b, num_players, reward_code, seat_rewards, final_totals, winners)
-                rewards[b] = seat_rewards[b, learner]
-                _write_observation(g, b, learner, num_players, terminal_observations, b)
-                _deal_next_game(g, b, stream_seed, game_number, deal_rng, num_players, random_first)
-                learner_seats[b] = (learner + 1) % num_players
-            if g[b, CURRENT] == learner_seats[b]:
-                break
-            action = _policy_action(
-                g, b, policy_code, num_players, void_tied_second, policy_rng, scratch
-            )
-        _write_observation(g, b, learner_seats[b], num_players, observations, b)
-        _write_mask(g, b, masks)
+        write_observation(g, b, observers[b], num_players, out, b)
 
 
 # -- Python interface -----------------------------------------------------------------------------
@@ -1111,7 +631,7 @@ class BatchedHungry:
         actions = np.asarray(actions, dtype=np.int64)
         if actions.shape != games.shape:
             raise ValueError(f"expected {games.shape[0]} actions, got shape {actions.shape}")
-        bad = _first_illegal(self.games, games, actions)
+        bad = first_illegal(self.games, games, actions)
         if bad >= 0:
             game, action = int(games[bad]), int(actions[bad])
             legal = np.flatnonzero(self.legal_masks()[game]).tolist()
@@ -1162,133 +682,3 @@ class BatchedHungry:
         return out
 
 
-class BatchedPolicy:
-    """A compiled policy for the movers of a :class:`BatchedHungry`: "random", "greedy" or
-    "forecast".
-
-    "random" is uniform over the legal actions. "greedy" plays the legal action that leaves the
-    mover the best margin (its total minus the best other total, both as if the game ended after
-    the play), ties broken uniformly at random. "forecast" plays the best forecast value (the
-    forecast policy section), ties broken uniformly at random. Each game slot has its own
-    random stream, seeded from ``seed``, so a slot's choices do not depend on the other slots.
-    """
-
-    def __init__(self, kind: str, num_games: int, seed: int | None = None):
-        if kind not in POLICY_KINDS:
-            raise ValueError(f"batched policy must be one of {POLICY_KINDS}, got {kind!r}")
-        self.kind = kind
-        self.code = _POLICY_CODES[kind]
-        self.rng_state = np.random.SeedSequence(seed).generate_state(num_games, np.uint64)
-        self._actions = np.zeros(num_games, np.int64)
-
-    def act(self, batch: BatchedHungry, games=None) -> np.ndarray:
-        """Actions of the movers of ``games`` (default: all), in a reused int64 array."""
-        games = batch.all_games if games is None else np.asarray(games, dtype=np.int64)
-        out = self._actions[: games.shape[0]]
-        _policy_actions(
-            batch.games,
-            games,
-            self.code,
-            batch.num_players,
-            batch.void_tied_second,
-            self.rng_state,
-            out,
-        )
-        return out
-
-
-def greedy_actions(batch: BatchedHungry, seed: int | None = 0) -> np.ndarray:
-    """The greedy policy's action in every game of ``batch`` (see :class:`BatchedPolicy`)."""
-    return BatchedPolicy("greedy", batch.num_games, seed).act(batch).copy()
-
-
-class LearnerOutputs(NamedTuple):
-    """What :func:`step_learners` reports per game; reused (overwritten) by the next call.
-
-    ``observations``/``action_masks``: the learner's, now to move. ``rewards``: the learner's
-    reward (non-zero only where ``terminated``), ``final_observations``: its last observation of
-    the game that ended. ``seat_rewards``, ``final_totals``, ``winners``: every seat's, where
-    ``terminated``.
-    """
-
-    observations: np.ndarray
-    action_masks: np.ndarray
-    rewards: np.ndarray
-    terminated: np.ndarray
-    final_observations: np.ndarray
-    seat_rewards: np.ndarray
-    final_totals: np.ndarray
-    winners: np.ndarray
-
-    @classmethod
-    def empty(cls, num_games: int, num_players: int) -> LearnerOutputs:
-        b, n, d = num_games, num_players, observation_size(num_players)
-        return cls(
-            observations=np.zeros((b, d), np.float32),
-            action_masks=np.zeros((b, NUM_ACTIONS), np.int8),
-            rewards=np.zeros(b, np.float32),
-            terminated=np.zeros(b, np.bool_),
-            final_observations=np.zeros((b, d), np.float32),
-            seat_rewards=np.zeros((b, n), np.float32),
-            final_totals=np.zeros((b, n), np.int8),
-            winners=np.zeros((b, n), np.bool_),
-        )
-
-
-def play_to_learners(
-    batch: BatchedHungry, learner_seats: np.ndarray, opponents: BatchedPolicy, out: LearnerOutputs
-) -> LearnerOutputs:
-    """After a reset: the opponents play every game up to its learner's first turn."""
-    return _run_learner_step(batch, None, learner_seats, opponents, out)
-
-
-def step_learners(
-    batch: BatchedHungry,
-    actions,
-    learner_seats: np.ndarray,
-    opponents: BatchedPolicy,
-    out: LearnerOutputs,
-) -> LearnerOutputs:
-    """Every game's learner plays ``actions[b]``; ``opponents`` play until it is to move again.
-
-    ``learner_seats`` (int64, one per game) is updated in place: when a game ends, its slot's
-    learner moves one seat on, ``(seat + 1) % N``, for the next game. Raises
-    :class:`IllegalActionError`, changing nothing, if a learner's action is not legal.
-    """
-    return _run_learner_step(batch, actions, learner_seats, opponents, out)
-
-
-def _run_learner_step(batch, actions, learner_seats, opponents, out):
-    if actions is None:
-        actions = np.full(batch.num_games, -1, np.int64)
-    else:
-        actions = np.asarray(actions, dtype=np.int64)
-        bad = _first_illegal(batch.games, batch.all_games, actions)
-        if bad >= 0:
-            raise IllegalActionError(
-                f"game {bad}: the learner cannot play action {int(actions[bad])}; legal: "
-                f"{np.flatnonzero(batch.legal_masks()[bad]).tolist()}"
-            )
-    _learner_step(
-        batch.games,
-        actions,
-        learner_seats,
-        batch.stream_seed,
-        batch.game_number,
-        batch.deal_rng,
-        opponents.code,
-        opponents.rng_state,
-        batch.num_players,
-        batch.void_tied_second,
-        batch.reward_code,
-        batch.random_first,
-        out.observations,
-        out.action_masks,
-        out.rewards,
-        out.terminated,
-        out.final_observations,
-        out.seat_rewards,
-        out.final_totals,
-        out.winners,
-    )
-    return out

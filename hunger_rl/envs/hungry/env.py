@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections import OrderedDict
 from typing import TextIO
 
 import numpy as np
@@ -12,17 +11,19 @@ from pettingzoo import AECEnv
 
 from hunger_rl.envs.hungry import render
 from hunger_rl.envs.hungry.engine import (
-    COPIES_PER_TYPE,
-    HAND_SIZE,
     NUM_ACTIONS,
-    NUM_CARD_TYPES,
     TIED_SECOND_RULES,
-    TOTAL_PLAYS,
     HungryState,
     check_num_players,
     describe_action,
-    table_layout,
     validate_deck,
+)
+from hunger_rl.envs.hungry.observation import (
+    REWARD_MODES,
+    SCORE_SCALE,
+    observation_high,
+    observation_index,
+    observation_layout,
 )
 from hunger_rl.envs.rewards import r1_rewards
 from hunger_rl.envs.validation import (
@@ -37,72 +38,8 @@ from hunger_rl.envs.validation import (
 )
 from hunger_rl.envs.wrappers import OrderEnforcer, TerminateIllegal
 
-REWARD_MODES = ("win", "score")
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 RESET_OPTIONS = ("deck",)
-# "score" rewards: (own total - mean of the others' totals) / SCORE_SCALE, zero-sum.
-SCORE_SCALE = 10.0
-# Highest total a player can reach: 15 home points + 25 hotel points + 10 seconds + 5 bonus
-# bounds it loosely; seconds and firsts at one resort exclude each other, so 55 is safe.
-MAX_SCORE = 55
-
-
-def observation_layout(num_players: int) -> OrderedDict[str, slice]:
-    """Named slices of the flat observation vector, for ``num_players`` players.
-
-    Seats are relative: seat 0 is the observer, seat k the player k places after it in turn order.
-    """
-    check_num_players(num_players)
-    sizes = [
-        ("hand", NUM_CARD_TYPES),
-        ("placed", num_players * NUM_ACTIONS),
-        ("hand_sizes", num_players),
-        ("deck_size", 1),
-        ("unseen", NUM_CARD_TYPES),
-        ("scores", num_players),
-        ("to_move", num_players),
-    ]
-    layout: OrderedDict[str, slice] = OrderedDict()
-    start = 0
-    for name, size in sizes:
-        layout[name] = slice(start, start + size)
-        start += size
-    return layout
-
-
-def observation_index(num_players: int, observer: int) -> np.ndarray:
-    """Where each entry of ``observer``'s observation lies in ``HungryState.table``.
-
-    In ``observation_layout`` order, so that indexing the table with it gathers a whole
-    observation at once.
-    """
-    at = table_layout(num_players)
-    # Seat order seen by the observer: itself first, then the players after it.
-    seats = (observer + np.arange(num_players)) % num_players
-    return np.concatenate(
-        (
-            at.hands + NUM_CARD_TYPES * observer + np.arange(NUM_CARD_TYPES),
-            (at.placed + NUM_ACTIONS * seats[:, None] + np.arange(NUM_ACTIONS)).ravel(),
-            at.hand_sizes + seats,
-            (at.deck_size,),
-            at.unseen + NUM_CARD_TYPES * observer + np.arange(NUM_CARD_TYPES),
-            at.scores + seats,
-            at.to_move + seats,
-        )
-    )
-
-
-def _observation_high(num_players: int) -> np.ndarray:
-    layout = observation_layout(num_players)
-    high = np.empty(layout["to_move"].stop, dtype=np.float32)
-    high[layout["hand"]] = COPIES_PER_TYPE
-    high[layout["placed"]] = COPIES_PER_TYPE
-    high[layout["hand_sizes"]] = HAND_SIZE
-    high[layout["deck_size"]] = TOTAL_PLAYS
-    high[layout["unseen"]] = COPIES_PER_TYPE
-    high[layout["scores"]] = MAX_SCORE
-    high[layout["to_move"]] = 1
-    return high
 
 
 class raw_env(AECEnv):
@@ -137,7 +74,7 @@ class raw_env(AECEnv):
         self.observation_layout = observation_layout(num_players)
         self._agent_index = {agent: i for i, agent in enumerate(self.possible_agents)}
         self._observation_indices = [observation_index(num_players, p) for p in range(num_players)]
-        high = _observation_high(num_players)
+        high = observation_high(num_players)
         observation_space = spaces.Dict(
             {
                 "observation": spaces.Box(0, high, dtype=np.float32),

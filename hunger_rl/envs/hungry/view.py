@@ -25,7 +25,7 @@ from hunger_rl.envs.hungry.engine import (
     score_resorts,
     totals_from_places,
 )
-from hunger_rl.envs.hungry.env import observation_layout
+from hunger_rl.envs.hungry.observation import observation_layout
 
 # OBS_BASE + OBS_PER_PLAYER * N is the observation length for N players.
 OBS_BASE = 2 * NUM_CARD_TYPES + 1
@@ -155,4 +155,11 @@ def public_view(game_env, agent: str) -> HungryView:
     """The view of ``agent`` in a ``hungry_v0`` environment (raw or wrapped)."""
     return HungryView.from_observation(
         game_env.observe(agent), tied_second=game_env.unwrapped.tied_second
+    )
+
+
+def view_from_observation(observation, env_kwargs) -> HungryView:
+    """The view in ``observation`` of a ``hungry_v0`` built with ``env_kwargs``."""
+    return HungryView.from_observation(
+        observation, tied_second=env_kwargs.get("tied_second", "next")
     )

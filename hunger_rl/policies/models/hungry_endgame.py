@@ -12,7 +12,7 @@ most any other seat has, how many of the observer's cards and of the unseen card
 whether the observer has it safe or out of reach, its points, plus the play's forecast value,
 that of the card's other play, and the copies in hand. A mean over the legal plays' hidden
 vectors gives every score the context of the others. All inputs are recomputed here, in torch,
-from the encoded observation (``training.features.HungryEncoder``), so the head adds nothing to
+from the encoded observation (``encoders.HungryEncoder``), so the head adds nothing to
 the encoding and a policy file needs nothing beyond its weights.
 
 ``training.endgame`` fits the head to play values measured by playouts.
@@ -23,11 +23,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from hunger_rl.envs.hungry.batched import FIRST_POINTS
 from hunger_rl.envs.hungry.engine import ACTION_RESORT, NUM_ACTIONS, NUM_STARS
-from hunger_rl.envs.hungry.env import observation_layout
+from hunger_rl.envs.hungry.observation import observation_layout
 from hunger_rl.policies.hungry import RESORT_CARDS
-from hunger_rl.training.features import ACTION_TO_RESORT, HUNGRY_FEATURE_SCALE
+from hunger_rl.policies.hungry_batched import FIRST_POINTS
+from hunger_rl.policies.models.encoders import ACTION_TO_RESORT, HUNGRY_FEATURE_SCALE
 
 _RESORT = np.array(ACTION_RESORT)
 # The same card's other play (home <-> hotel) and its resort.

@@ -26,6 +26,8 @@ the inputs it was trained on.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -34,11 +36,6 @@ from hunger_rl.envs import load_game
 from hunger_rl.envs.hunger_show.env import NUM_CHOICES as SHOW_CHOICES
 from hunger_rl.envs.hunger_show.env import legal_mask as show_legal_mask
 from hunger_rl.envs.hunger_show.tokens import NUM_ACTIONS as SHOW_ACTS
-from hunger_rl.envs.hungry.batched import (
-    FIRST_POINTS,
-    FORECAST_DETAILS,
-    forecast_values_of_observations,
-)
 from hunger_rl.envs.hungry.engine import (
     ACTION_RESORT,
     NUM_ACTIONS,
@@ -47,9 +44,14 @@ from hunger_rl.envs.hungry.engine import (
     SECOND_PLACE_POINTS,
     TWO_HOMES_BONUS,
 )
-from hunger_rl.envs.hungry.env import observation_layout
+from hunger_rl.envs.hungry.observation import observation_layout
 from hunger_rl.policies import hunger_show
 from hunger_rl.policies.hungry import RESORT_CARDS
+from hunger_rl.policies.hungry_batched import (
+    FIRST_POINTS,
+    FORECAST_DETAILS,
+    forecast_values_of_observations,
+)
 
 SHOW_SCALE = 10.0
 # Crowd values are food points divided by this: 40 (the action scorer's logits per unit of
@@ -67,8 +69,9 @@ def observation_scale(game: str, num_players: int) -> np.ndarray:
     """Per-feature divisors of the raw observation vector (the scaling part of the encoders)."""
     game_env = load_game(game).raw_env(num_players=num_players)
     box = game_env.observation_space(game_env.possible_agents[0])["observation"]
-    if game == "hunger_show":
-        scale = np.full(box.shape, SHOW_SCALE, dtype=np.float32)
+    raw_scale = _encoding(game).raw_scale
+    if raw_scale is not None:
+        scale = np.full(box.shape, raw_scale, dtype=np.float32)
     else:
         scale = np.maximum(box.high, 1.0).astype(np.float32)
     scale.flags.writeable = False  # cached and shared
@@ -227,12 +230,33 @@ class ShowEncoder(ScaledEncoder):
         return np.append(per_action.ravel(), best / SHOW_VALUE_SCALE)
 
 
+@dataclass(frozen=True)
+class GameEncoding:
+    """How a game's observations are encoded: the divisor of every raw entry (None: the
+    entry's Box bound), and the encoder with derived features, from the player count and the
+    ``tied_second`` rule."""
+
+    raw_scale: float | None
+    with_features: Callable[[int, str], ScaledEncoder]
+
+
+# Each game's encoding (games of ``envs.GAMES``).
+ENCODINGS = {
+    "hungry": GameEncoding(None, HungryEncoder),
+    "hunger_show": GameEncoding(SHOW_SCALE, lambda num_players, _: ShowEncoder(num_players)),
+}
+
+
+def _encoding(game: str) -> GameEncoding:
+    if game not in ENCODINGS:
+        raise ValueError(f"no observation encoding is registered for game {game!r}")
+    return ENCODINGS[game]
+
+
 @functools.cache
 def _cached_encoder(game: str, num_players: int, tied_second: str, features: bool):
-    if game == "hungry" and features:
-        return HungryEncoder(num_players, tied_second)
-    if game == "hunger_show" and features:
-        return ShowEncoder(num_players)
+    if features:
+        return _encoding(game).with_features(num_players, tied_second)
     return ScaledEncoder(game, num_players)
 
 

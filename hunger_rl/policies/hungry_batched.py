@@ -1,0 +1,514 @@
+"""Compiled Hungry policies for the batched engine: uniformly random, greedy, and the forecast.
+
+They run on the rows of :class:`~hunger_rl.envs.hungry.batched.BatchedHungry` without a Python
+call per game, so that opponents inside a batched training environment cost little next to the
+learner's network; the forecast is also the search's playout policy
+(``policies.hungry_search``), the scripted ``forecast`` baseline
+(``policies.hungry.ForecastHungryPolicy``) and the prior of the learned policies' encoders.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from hunger_rl.envs.hungry.batched import (
+    BONUS_HOLDER,
+    COUNTS,
+    CURRENT,
+    FIRST,
+    HAND_SIZES,
+    HANDS,
+    NUM_PLAYS,
+    PLAYED,
+    RESORT_OF_ACTION,
+    ROW_SIZE,
+    SECOND,
+    TOTALS,
+    BatchedHungry,
+    jit,
+    mover_hand,
+    random_below,
+    update_resort,
+)
+from hunger_rl.envs.hungry.engine import (
+    COPIES_PER_TYPE,
+    HOTEL_POINTS,
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    NUM_CARD_TYPES,
+    NUM_RESORTS,
+    NUM_STARS,
+    TOTAL_PLAYS,
+    TWO_HOMES_BONUS,
+    card_colour,
+    card_stars,
+)
+from hunger_rl.envs.hungry.observation import observation_layout
+
+POLICY_KINDS = ("random", "greedy", "forecast")
+_POLICY_CODES = {"random": 0, "greedy": 1, "forecast": 2}
+
+
+@jit
+def _random_action(g, b, rng_state):
+    """A uniformly random legal action of the mover in game b.
+
+    Picks one of the 2 x (held card types) legal actions; the held type is found without
+    branches, which mispredict on random hands.
+    """
+    hand = mover_hand(g, b)
+    kinds = 0
+    for t in range(NUM_CARD_TYPES):
+        kinds += hand[t] > 0
+    pick = random_below(rng_state, b, 2 * kinds)
+    target = pick >> 1
+    chosen = 0
+    seen = 0
+    for t in range(NUM_CARD_TYPES):
+        held = hand[t] > 0
+        chosen += t * (held and seen == target)
+        seen += held
+    return 2 * chosen + (pick & 1)
+
+
+@jit
+def _keep_best(value, action, best_value, best_action, ties, tolerance, rng_state, b):
+    """One step of a single pass for the best action, ties (within ``tolerance``) broken
+    uniformly at random: returns the new (best value, best action, number tied)."""
+    if value > best_value + tolerance:
+        return value, action, 1
+    if value >= best_value - tolerance:
+        ties += 1
+        if random_below(rng_state, b, ties) == 0:
+            best_action = action
+    return best_value, best_action, ties
+
+
+@jit
+def _greedy_action(g, b, num_players, void_tied_second, rng_state):
+    """The mover's legal action with the best margin after it, ties broken uniformly at random.
+
+    Margin: the mover's total minus the best other total, both as if the game ended right after
+    the play (one-step lookahead on the current places; the card drawn is ignored). Each
+    candidate is tried on the game's own row and undone.
+    """
+    player = np.int64(g[b, CURRENT])
+    hand = HANDS + player * NUM_CARD_TYPES
+    saved_totals = np.empty(MAX_PLAYERS, np.int8)
+    best_margin = -1000
+    best_action = -1
+    ties = 0
+    for action in range(NUM_ACTIONS):
+        if g[b, hand + (action >> 1)] == 0:
+            continue
+        resort = RESORT_OF_ACTION[action]
+        first = g[b, FIRST + resort]
+        second = g[b, SECOND + resort]
+        bonus_holder = g[b, BONUS_HOLDER]
+        for p in range(num_players):
+            saved_totals[p] = g[b, TOTALS + p]
+        count = COUNTS + player * NUM_RESORTS + resort
+        g[b, count] += 1
+        update_resort(g, b, resort, num_players, void_tied_second)
+        margin = -1000
+        for p in range(num_players):
+            if p != player:
+                margin = max(margin, -np.int64(g[b, TOTALS + p]))
+        margin += g[b, TOTALS + player]
+        g[b, count] -= 1
+        g[b, FIRST + resort] = first
+        g[b, SECOND + resort] = second
+        g[b, BONUS_HOLDER] = bonus_holder
+        for p in range(num_players):
+            g[b, TOTALS + p] = saved_totals[p]
+        best_margin, best_action, ties = _keep_best(
+            margin, action, best_margin, best_action, ties, 0, rng_state, b
+        )
+    return best_action
+
+
+# -- the forecast policy --------------------------------------------------------------------------
+#
+# The expert's valuation (``policies.hungry.ExpertHungryPolicy``) at a greedy player's cost: its
+# exact count distributions replaced by a normal approximation, so that it runs compiled, as the
+# search's playout policy, as a training opponent inside the batch, and as input features.
+#
+# * Forecast. Each seat's final count at a resort has mean ``count + p_s n`` and variance
+#   ``n p_s (1 - p_s)``, where n is the number of unseen cards (from the mover's view) that fit
+#   the resort and ``p_s`` half the chance that one of them is played by seat s (its remaining
+#   plays over the unseen cards; the mover counts only its future draws). The mover's own fitting
+#   cards add 1/2 each to its mean and 1/4 to its variance, as the expert's 1/2 destination chance.
+# * Places. Seat s beats seat t strictly with the normal chance of ``X_s - X_t >= 1`` (so ties
+#   score nothing: tie denial, H6). First place: beating every other seat (taken as independent)
+#   and placing at all (a count of at least 1); second place: beating all but one.
+# * Value. As the expert: the mover's expected points (first places, second-place tokens, the
+#   two-home bonus from the homes' first-place chances in star order, H8, and the small premium
+#   for low-star homes, H9) minus the mean of the others'. It plays the best value after its play.
+
+# First-place points of each resort: the home's stars, or a hotel's 5 (H7).
+FIRST_POINTS = np.array([s + 1 for s in range(NUM_STARS)] + [HOTEL_POINTS] * NUM_STARS, float)
+# The two resorts a card type fits: its holiday home (stars) and its hotel (colour).
+_CARD_HOME = np.array([card_stars(t) - 1 for t in range(NUM_CARD_TYPES)], dtype=np.int64)
+_CARD_HOTEL = np.array([NUM_STARS + card_colour(t) for t in range(NUM_CARD_TYPES)], np.int64)
+# The expert's parameters (``policies.hungry.ExpertHungryPolicy`` reads them from here): own
+# hand cards go to each of their resorts with chance 1/2, so do unseen cards an opponent will
+# hold; a low-star home is worth this much per star below 6 for the H9 tie-break.
+OWN_DESTINATION_CHANCE = 0.5
+OPPONENT_DESTINATION_CHANCE = 0.5
+TIE_BREAK_WEIGHT = 0.05
+# Keeps the spread of a settled count difference positive, so that it reads as certain.
+_MIN_VARIANCE = 0.01
+_LOG_OWN_MISS = math.log(1.0 - OWN_DESTINATION_CHANCE)
+_LOGISTIC_SCALE = 1.702
+# Values this close count as equal, broken at random (as the expert's pick).
+_TIE = 1e-9
+
+
+@jit
+def _beats(mean_a, var_a, mean_b, var_b):
+    """Normal chance that a count of (mean_a, var_a) exceeds one of (mean_b, var_b) by >= 1."""
+    z = (mean_a - mean_b - 0.5) / math.sqrt(var_a + var_b + _MIN_VARIANCE)
+    # Logistic approximation of the normal distribution function (error below 0.01), several
+    # times cheaper than erf in this innermost loop.
+    return 1.0 / (1.0 + math.exp(-_LOGISTIC_SCALE * z))
+
+
+@jit
+def _resort_forecast(
+    g, b, resort, shift, num_players, mover, unseen_fit, own_fit, chances, work, out
+):
+    """``out[0]``, ``out[1]``: each seat's chance of first and of second place at one resort
+    (H6, ties score nothing), the mover's count raised by ``shift`` (1: its play goes there) and
+    its fitting hand cards lowered by ``abs(shift)`` (the card played leaves its hand)."""
+    means = work[0]
+    variances = work[1]
+    scores_any = work[2]
+    wins = work[3:]
+    n = unseen_fit[resort]
+    for s in range(num_players):
+        count = g[b, COUNTS + s * NUM_RESORTS + resort]
+        p = chances[s]
+        means[s] = count + p * n
+        variances[s] = n * p * (1.0 - p)
+        fit = 0
+        if s == mover:
+            fit = own_fit[resort] - abs(shift)
+            count += max(shift, 0)
+            means[s] += max(shift, 0) + OWN_DESTINATION_CHANCE * fit
+            variances[s] += OWN_DESTINATION_CHANCE * (1.0 - OWN_DESTINATION_CHANCE) * fit
+        if count > 0:
+            scores_any[s] = 1.0
+        else:
+            # Chance that none of its unseen or own fitting cards comes here.
+            scores_any[s] = 1.0 - math.exp(n * math.log1p(-p) + fit * _LOG_OWN_MISS)
+    for s in range(num_players):
+        for t in range(s + 1, num_players):
+            wins[s, t] = _beats(means[s], variances[s], means[t], variances[t])
+            wins[t, s] = _beats(means[t], variances[t], means[s], variances[s])
+    for s in range(num_players):
+        all_beaten = 1.0
+        one_above = 0.0
+        for t in range(num_players):
+            if t == s:
+                continue
+            all_beaten *= wins[s, t]
+            others_beaten = 1.0
+            for o in range(num_players):
+                if o != s and o != t:
+                    others_beaten *= wins[s, o]
+            one_above += (1.0 - wins[s, t]) * others_beaten
+        out[0, s] = scores_any[s] * all_beaten
+        out[1, s] = scores_any[s] * one_above
+
+
+@jit
+def _add_bonus(home_firsts, num_players, points, no_home, one_home):
+    """Add each seat's two-home bonus (H8) from its chance of first place at each home: homes in
+    star order, the first seat to reach two takes it. ``no_home``, ``one_home``: working rows."""
+    no_home[:] = 1.0
+    one_home[:] = 0.0
+    not_given = 1.0
+    for home in range(NUM_STARS):
+        given = 0.0
+        for s in range(num_players):
+            taken = home_firsts[home, s]
+            reach = not_given * one_home[s] * taken
+            points[s] += TWO_HOMES_BONUS * reach
+            given += reach
+            one_home[s] = one_home[s] * (1.0 - taken) + no_home[s] * taken
+            no_home[s] *= 1.0 - taken
+        not_given = max(not_given - given, 0.0)
+
+
+# Variants of a resort's forecast: as it stands, after the mover plays there, after the mover
+# plays the card to its other resort.
+_STANDING, _PLAYED_HERE, _PLAYED_ELSEWHERE = 0, 1, 2
+_SHIFTS = (0, 1, -1)
+# What :func:`forecast_values` reports per play besides its value, when asked: the parts the
+# value is made of, from the mover's side ("here": the play's resort; "elsewhere": the card's
+# other resort, which loses it as an option).
+FORECAST_DETAILS = (
+    "own points after",  # the mover's expected points (with the bonus) after the play
+    "best other points after",  # the best other seat's
+    "own first here after",  # the mover's chance of first place here after the play
+    "own first here before",
+    "best other first here after",
+    "own second here after",
+    "own first elsewhere change",  # its chance of first place elsewhere, after minus before
+    "first-place points here",  # the resort's worth: stars of a home, 5 for a hotel
+    "home here",  # 1 for a holiday home (the bonus and the tie-break count homes), 0 for a hotel
+)
+
+
+@jit
+def forecast_scratch():
+    """Working arrays for :func:`forecast_values`, made once per batch of playouts so that the
+    compiled loop allocates nothing per move."""
+    return (
+        np.empty((2, NUM_RESORTS), np.int64),  # unseen and own fitting cards per resort
+        np.empty((3 + MAX_PLAYERS, MAX_PLAYERS)),  # one resort's forecast
+        np.empty((3, NUM_RESORTS, 2, MAX_PLAYERS)),  # places (below)
+        np.empty((5 + NUM_STARS, MAX_PLAYERS)),  # per seat: chances, points, bonus; homes' firsts
+        np.empty(NUM_ACTIONS),  # each play's value
+        np.empty((0, len(FORECAST_DETAILS))),  # no details
+    )
+
+
+@jit
+def forecast_values(g, b, num_players, scratch, values, details):
+    """``values[a]``: the forecast value (section docstring) of each legal play a of the mover
+    in game b; ``-inf`` where a is not legal. ``details[a]``: the ``FORECAST_DETAILS`` of each
+    legal play (zero where not legal), or nothing when ``details`` has no rows.
+    ``scratch``: from :func:`forecast_scratch`."""
+    fits, work, places, seats = scratch[:4]
+    unseen_fit = fits[0]
+    own_fit = fits[1]
+    chances = seats[0]
+    standing = seats[1]
+    points = seats[2]
+    no_home = seats[3]
+    one_home = seats[4]
+    home_firsts = seats[5:]
+    mover = np.int64(g[b, CURRENT])
+    hand = HANDS + mover * NUM_CARD_TYPES
+    # Unseen from the mover's view: neither played nor in its hand.
+    fits[:] = 0
+    unseen_total = 0
+    for t in range(NUM_CARD_TYPES):
+        unseen = COPIES_PER_TYPE - g[b, PLAYED + t] - g[b, hand + t]
+        unseen_total += unseen
+        unseen_fit[_CARD_HOME[t]] += unseen
+        unseen_fit[_CARD_HOTEL[t]] += unseen
+        own_fit[_CARD_HOME[t]] += g[b, hand + t]
+        own_fit[_CARD_HOTEL[t]] += g[b, hand + t]
+    left = TOTAL_PLAYS - np.int64(g[b, NUM_PLAYS])
+    for s in range(num_players):
+        offset = (s - mover) % num_players
+        remaining = max(0, (left - offset + num_players - 1) // num_players)
+        if s == mover:
+            remaining = max(remaining - np.int64(g[b, HAND_SIZES + s]), 0)
+        chances[s] = OPPONENT_DESTINATION_CHANCE * remaining / max(unseen_total, 1)
+    # places[variant, resort, first or second, seat]; the played variants only where needed.
+    for r in range(NUM_RESORTS):
+        _resort_forecast(
+            g, b, r, 0, num_players, mover, unseen_fit, own_fit, chances, work, places[_STANDING, r]
+        )
+        if own_fit[r] > 0:
+            for variant in (_PLAYED_HERE, _PLAYED_ELSEWHERE):
+                _resort_forecast(
+                    g,
+                    b,
+                    r,
+                    _SHIFTS[variant],
+                    num_players,
+                    mover,
+                    unseen_fit,
+                    own_fit,
+                    chances,
+                    work,
+                    places[variant, r],
+                )
+    # Points as the table stands, without the bonus; a play changes two resorts' shares.
+    standing[:] = 0.0
+    for r in range(NUM_RESORTS):
+        for s in range(num_players):
+            standing[s] += _forecast_resort_points(places[_STANDING, r], r, s)
+    with_details = details.shape[0] > 0
+    if with_details:
+        details[:] = 0.0
+    for action in range(NUM_ACTIONS):
+        if g[b, hand + (action >> 1)] == 0:
+            values[action] = -np.inf
+            continue
+        here = RESORT_OF_ACTION[action]
+        elsewhere = RESORT_OF_ACTION[action ^ 1]
+        for s in range(num_players):
+            points[s] = (
+                standing[s]
+                + _forecast_resort_points(places[_PLAYED_HERE, here], here, s)
+                - _forecast_resort_points(places[_STANDING, here], here, s)
+                + _forecast_resort_points(places[_PLAYED_ELSEWHERE, elsewhere], elsewhere, s)
+                - _forecast_resort_points(places[_STANDING, elsewhere], elsewhere, s)
+            )
+        for home in range(NUM_STARS):
+            variant = _STANDING
+            if home == here:
+                variant = _PLAYED_HERE
+            elif home == elsewhere:
+                variant = _PLAYED_ELSEWHERE
+            for s in range(num_players):
+                home_firsts[home, s] = places[variant, home, 0, s]
+        _add_bonus(home_firsts, num_players, points, no_home, one_home)
+        others = 0.0
+        best_other = -np.inf
+        for s in range(num_players):
+            if s != mover:
+                others += points[s]
+                best_other = max(best_other, points[s])
+        values[action] = points[mover] - others / (num_players - 1)
+        if with_details:
+            played = places[_PLAYED_HERE, here]
+            best_other_first = 0.0
+            for s in range(num_players):
+                if s != mover:
+                    best_other_first = max(best_other_first, played[0, s])
+            row = details[action]
+            row[0] = points[mover]
+            row[1] = best_other
+            row[2] = played[0, mover]
+            row[3] = places[_STANDING, here, 0, mover]
+            row[4] = best_other_first
+            row[5] = played[1, mover]
+            row[6] = (places[_PLAYED_ELSEWHERE, elsewhere, 0, mover]
+                      - places[_STANDING, elsewhere, 0, mover])
+            row[7] = FIRST_POINTS[here]
+            row[8] = here < NUM_STARS
+
+
+@jit
+def forecast_action(g, b, num_players, rng_state, scratch):
+    """The mover's play of best forecast value in game b; ties at random."""
+    values = scratch[4]
+    forecast_values(g, b, num_players, scratch, values, scratch[5])
+    best_value = -np.inf
+    best_action = -1
+    ties = 0
+    for action in range(NUM_ACTIONS):
+        if values[action] != -np.inf:
+            best_value, best_action, ties = _keep_best(
+                values[action], action, best_value, best_action, ties, _TIE, rng_state, b
+            )
+    return best_action
+
+
+@jit
+def _forecast_resort_points(chances, resort, seat):
+    """A seat's expected points at one resort from its (first, second) chances there, with the
+    low-star home premium (H9 tie-break)."""
+    points = FIRST_POINTS[resort] * chances[0, seat] + chances[1, seat]
+    if resort < NUM_STARS:
+        points += TIE_BREAK_WEIGHT * (NUM_STARS - resort) * chances[0, seat]
+    return points
+
+
+@jit
+def _forecast_values_of_observations(
+    observations, num_players, placed_start, sizes_start, out, details
+):
+    """Row i of ``out`` (and of ``details``, if it has rows): :func:`forecast_values` for the
+    observer of ``observations[i]``, from a game row rebuilt out of what the observation shows
+    (seat 0 is the observer)."""
+    row = np.zeros((1, ROW_SIZE), np.int8)
+    scratch = forecast_scratch()
+    for i in range(observations.shape[0]):
+        obs = observations[i]
+        row[0, :] = 0
+        plays = 0
+        for s in range(num_players):
+            for a in range(NUM_ACTIONS):
+                placed = np.int64(obs[placed_start + s * NUM_ACTIONS + a])
+                row[0, COUNTS + s * NUM_RESORTS + RESORT_OF_ACTION[a]] += placed
+                row[0, PLAYED + (a >> 1)] += placed
+                plays += placed
+        for t in range(NUM_CARD_TYPES):
+            row[0, HANDS + t] = np.int64(obs[t])
+        row[0, HAND_SIZES] = np.int64(obs[sizes_start])
+        row[0, NUM_PLAYS] = plays
+        forecast_values(row, 0, num_players, scratch, out[i],
+                        details[i] if details.shape[0] else scratch[5])
+
+
+def forecast_values_of_observations(observations: np.ndarray, num_players: int,
+                                    details: bool = False):
+    """(B, 50) forecast values of each observer's legal plays (``-inf`` where not legal), from
+    a batch of ``hungry_v0`` observation vectors: public information and the observer's hand.
+    With ``details``, also their (B, 50, len(FORECAST_DETAILS)) parts, as a second result."""
+    observations = np.ascontiguousarray(observations, dtype=np.float32)
+    layout = observation_layout(num_players)
+    b = observations.shape[0]
+    out = np.empty((b, NUM_ACTIONS))
+    parts = np.empty((b if details else 0, NUM_ACTIONS, len(FORECAST_DETAILS)))
+    _forecast_values_of_observations(observations, num_players, layout["placed"].start,
+                                     layout["hand_sizes"].start, out, parts)
+    return (out, parts) if details else out
+
+
+@jit
+def policy_action(g, b, policy_code, num_players, void_tied_second, rng_state, scratch):
+    """The action of the batch policy ``policy_code`` (``BatchedPolicy.code``) in game b."""
+    if policy_code == 0:
+        return _random_action(g, b, rng_state)
+    if policy_code == 1:
+        return _greedy_action(g, b, num_players, void_tied_second, rng_state)
+    return forecast_action(g, b, num_players, rng_state, scratch)
+
+
+@jit
+def _policy_actions(g, games, policy_code, num_players, void_tied_second, rng_state, out):
+    scratch = forecast_scratch()
+    for i in range(games.shape[0]):
+        out[i] = policy_action(
+            g, games[i], policy_code, num_players, void_tied_second, rng_state, scratch
+        )
+
+
+class BatchedPolicy:
+    """A compiled policy for the movers of a :class:`BatchedHungry`: "random", "greedy" or
+    "forecast".
+
+    "random" is uniform over the legal actions. "greedy" plays the legal action that leaves the
+    mover the best margin (its total minus the best other total, both as if the game ended after
+    the play), ties broken uniformly at random. "forecast" plays the best forecast value (the
+    forecast policy section), ties broken uniformly at random. Each game slot has its own
+    random stream, seeded from ``seed``, so a slot's choices do not depend on the other slots.
+    """
+
+    def __init__(self, kind: str, num_games: int, seed: int | None = None):
+        if kind not in POLICY_KINDS:
+            raise ValueError(f"batched policy must be one of {POLICY_KINDS}, got {kind!r}")
+        self.kind = kind
+        self.code = _POLICY_CODES[kind]
+        self.rng_state = np.random.SeedSequence(seed).generate_state(num_games, np.uint64)
+        self._actions = np.zeros(num_games, np.int64)
+
+    def act(self, batch: BatchedHungry, games=None) -> np.ndarray:
+        """Actions of the movers of ``games`` (default: all), in a reused int64 array."""
+        games = batch.all_games if games is None else np.asarray(games, dtype=np.int64)
+        out = self._actions[: games.shape[0]]
+        _policy_actions(
+            batch.games,
+            games,
+            self.code,
+            batch.num_players,
+            batch.void_tied_second,
+            self.rng_state,
+            out,
+        )
+        return out
+
+
+def greedy_actions(batch: BatchedHungry, seed: int | None = 0) -> np.ndarray:
+    """The greedy policy's action in every game of ``batch`` (see :class:`BatchedPolicy`)."""
+    return BatchedPolicy("greedy", batch.num_games, seed).act(batch).copy()

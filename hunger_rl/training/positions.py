@@ -1,0 +1,75 @@
+"""Positions for the fits made before PPO (the endgame head's, ``training.endgame``).
+
+Positions come from whole games between compiled forecast players on the batched engine (each
+mover's observation at every turn); they are encoded in worker processes, chunk by chunk, so
+the inputs do not depend on the number of workers.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from hunger_rl.envs.hungry.batched import BatchedHungry
+from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
+from hunger_rl.policies.hungry_batched import BatchedPolicy
+from hunger_rl.policies.models.encoders import make_encoder
+from hunger_rl.training.matches import map_chunks
+
+# Positions per encoding task: large enough to amortise the hand-off, small enough to keep the
+# progress bar moving.
+ENCODE_CHUNK = 20_000
+# Offsets the forecast players' seed from the deal's, so that the two streams differ.
+PLAYER_SEED_OFFSET = 1
+
+
+def game_positions(num_players: int, positions: int, seed: int,
+                   game_options: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``positions`` (observation vector, action mask) pairs of the players to move, from whole
+    games of forecast players (every turn of every game, games in parallel)."""
+    games = -(-positions // TOTAL_PLAYS)
+    batch = BatchedHungry(games, num_players, **(game_options or {}))
+    out = batch.reset(seed=seed)
+    players = BatchedPolicy("forecast", games, seed=seed + PLAYER_SEED_OFFSET)
+    observations, masks = [], []
+    for _ in range(TOTAL_PLAYS):
+        observations.append(out.observations.copy())
+        masks.append(out.action_masks.astype(bool))
+        out = batch.step(players.act(batch))
+    return (np.concatenate(observations)[:positions], np.concatenate(masks)[:positions])
+
+
+def encode_positions(num_players: int, observations: np.ndarray, game_options: dict | None,
+                     workers: int, progress: bool = True) -> np.ndarray:
+    """The network inputs of ``observations`` as float16 (half the memory of float32; the
+    encoded features are counts and chances that float16 holds to about 3 digits)."""
+    tasks = [(num_players, game_options or {}, observations[start : start + ENCODE_CHUNK])
+             for start in range(0, len(observations), ENCODE_CHUNK)]
+    bar = tqdm(total=len(observations), desc="encode positions", disable=not progress,
+               file=sys.stderr, dynamic_ncols=True)
+    with bar:
+        return np.concatenate(list(map_chunks(_encode_chunk, tasks, workers, bar)))
+
+
+def _encode_chunk(task) -> np.ndarray:
+    num_players, game_options, observations = task
+    encoder = make_encoder("hungry", num_players, game_options)
+    return encoder.batch(observations.astype(np.float32)).astype(np.float16)
+
+
+def minibatch_epoch(rows: np.ndarray, batch_size: int, generator: torch.Generator,
+                    loss_of, optimizer: torch.optim.Optimizer) -> float:
+    """One pass over ``rows`` in shuffled minibatches, one optimiser step each on
+    ``loss_of(minibatch rows)``; the mean loss over the rows."""
+    total = 0.0
+    for order in torch.randperm(rows.size, generator=generator).split(batch_size):
+        batch = rows[order.numpy()]
+        loss = loss_of(batch)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        total += loss.item() * batch.size
+    return total / rows.size
