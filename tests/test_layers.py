@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "hunger_rl"
 LAYERS = ("engines", "envs", "policies", "training", "cli")
 # Modules of envs/ that wrap an engine for a framework (PettingZoo, Gymnasium, Pillow) or
 # register the games; the rest of envs/ is engine code.
-ENV_WRAPPER_NAMES = {"env.py", "render.py", "rendering.py", "__init__.py"}
+ENV_WRAPPER_NAMES = {"env.py", "render.py", "rendering.py", "wrappers.py", "__init__.py"}
 ENGINE_THIRD_PARTY = {"numpy", "numba"}
 
 
