@@ -154,17 +154,14 @@ def _play_show(num_players, policies, rngs, env_seed, env_kwargs):
     game_env = _make_env("hunger_show", num_players, env_kwargs)
     observations, _ = game_env.reset(seed=env_seed)
     seat_of = {agent: i for i, agent in enumerate(game_env.possible_agents)}
-    infos: dict = {}
     while game_env.agents:
         actions = {
             agent: policies[seat_of[agent]].act(observations[agent], rngs[seat_of[agent]])
             for agent in game_env.agents
         }
-        observations, _, _, _, infos = game_env.step(actions)
-    final = next(iter(infos.values()))
-    winners = [seat_of[agent] for agent in final["winners"]]
+        observations, *_ = game_env.step(actions)
+    winners = [seat_of[agent] for agent in game_env.winners]
     scores = [None] * num_players
-    for agent, info in infos.items():
-        if "ranking_key" in info:
-            scores[seat_of[agent]] = tuple(info["ranking_key"])
+    for agent, key in game_env.ranking_keys.items():
+        scores[seat_of[agent]] = key
     return win_shares(num_players, winners), scores

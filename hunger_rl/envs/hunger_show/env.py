@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import ParallelEnv
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWrapper
 
 from hunger_rl.envs.hunger_show.engine import (
     PLAYER_LABELS,
@@ -48,6 +48,15 @@ from hunger_rl.envs.rewards import r1_reward
 
 NUM_CHOICES = NUM_ACTIONS * NUM_LOCATIONS  # Discrete(20)
 REWARD_MODES = ("r1", "shaped")
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+# Where the legal actions travel: in a Dict observation (PettingZoo's classic envs) or in
+# ``info["action_mask"]`` beside a flat Box observation (AgileRL, SuperSuit's Box-only wrappers).
+ACTION_MASK_MODES = ("observation", "info")
+# "leave": PettingZoo's convention, an eliminated player leaves ``agents``. "stay": it stays
+# until the show ends, for libraries that need a constant set of agents.
+ELIMINATED_MODES = ("leave", "stay")
+# With eliminated="stay", the only legal action of an eliminated player; the env ignores it.
+NOOP_ACTION = 0
 SHAPING_WEIGHT = 0.1
 OBSERVATION_HIGH = 1000.0
 
@@ -140,7 +149,9 @@ class ShowParallelEnv(ParallelEnv):
 
     def __init__(self, num_players: int = 4, events: str = "standard", deck_size: int = 10,
                  unpleasant: int | None = None, end_window: int = 4, characters: bool = False,
-                 decisions: Any = None, reward: str = "r1", render_mode: str | None = None):
+                 decisions: Any = None, reward: str = "r1", render_mode: str | None = None,
+                 illegal_action: str = "raise", action_mask: str = "observation",
+                 eliminated: str = "leave"):
         self.config = ShowConfig(num_players, events, deck_size, unpleasant, end_window,
                                  bool(characters))
         if reward not in REWARD_MODES:
@@ -148,6 +159,14 @@ class ShowParallelEnv(ParallelEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
                              f"None, got {render_mode!r}")
+        for name, value, modes in (("illegal_action", illegal_action, ILLEGAL_ACTION_MODES),
+                                   ("action_mask", action_mask, ACTION_MASK_MODES),
+                                   ("eliminated", eliminated, ELIMINATED_MODES)):
+            if value not in modes:
+                raise ValueError(f"{name} must be one of {modes}, got {value!r}")
+        self.illegal_action = illegal_action
+        self.action_mask_in = action_mask
+        self.eliminated = eliminated
         self.reward_mode = reward
         self.render_mode = render_mode
         self.decisions = decisions
@@ -157,13 +176,18 @@ class ShowParallelEnv(ParallelEnv):
         self.observation_layout = observation_layout(num_players)
         size = next(reversed(self.observation_layout.values())).stop
         self._observation_size = size
-        self._observation_space = spaces.Dict({
-            "observation": spaces.Box(-1.0, OBSERVATION_HIGH, (size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (NUM_CHOICES,), np.int8),
-        })
+        self._observation_space = spaces.Box(-1.0, OBSERVATION_HIGH, (size,), np.float32)
+        if action_mask == "observation":
+            self._observation_space = spaces.Dict({
+                "observation": self._observation_space,
+                "action_mask": spaces.Box(0, 1, (NUM_CHOICES,), np.int8),
+            })
         self._mask = legal_mask(num_players)
         self._action_space = ShowActionSpace(self._mask)
-        self._no_mask = np.zeros(NUM_CHOICES, dtype=np.int8)
+        # The mask of a player that may not act: all zero, or the single no-op when it stays.
+        self._out_mask = np.zeros(NUM_CHOICES, dtype=np.int8)
+        if eliminated == "stay":
+            self._out_mask[NOOP_ACTION] = 1
         self._seed_rng = random.Random()
         self._prepare_tables()
         self.game: ShowGame | None = None
@@ -171,7 +195,7 @@ class ShowParallelEnv(ParallelEnv):
         self.last_log: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ spaces
-    def observation_space(self, agent: str) -> spaces.Dict:
+    def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_space
 
     def action_space(self, agent: str) -> ShowActionSpace:
@@ -236,14 +260,19 @@ class ShowParallelEnv(ParallelEnv):
         self.agents = list(self.possible_agents)
         self.last_log = None
         self._last_event = None
+        self._ended_by_illegal_action = False
         self._raft_sets = [0] * self.config.num_players
         observations = self._observe_all(self.agents)
-        infos = {agent: {} for agent in self.agents}
-        return observations, infos
+        return observations, self._infos(self.agents, observations)
 
     # ------------------------------------------------------------------ step
-    def check_actions(self, actions: Mapping[str, Any]) -> list[tuple[int, int] | None]:
-        """Validate a whole action dict; return the engine's choices. Raises before any change."""
+    def check_actions(self, actions: Mapping[str, Any]) -> dict[str, int]:
+        """Validate a whole action dict; return the actions of ``agents`` as ints.
+
+        Raises before any change for a missing or unknown agent or an action of the wrong type
+        or range. Actions for agents that already left are ignored, as PettingZoo's conversion
+        wrappers do with extra keys. Masked actions are checked by ``step``.
+        """
         if self.game is None:
             raise IllegalActionError("call reset() before step()")
         if not self.agents:
@@ -251,36 +280,53 @@ class ShowParallelEnv(ParallelEnv):
         missing = [a for a in self.agents if a not in actions]
         if missing:
             raise IllegalActionError(f"no action for living agent(s) {missing}")
-        for agent in actions:
-            if agent not in self.agents:
-                if agent in self.agent_seats:
-                    raise IllegalActionError(f"{agent} is eliminated and cannot act")
-                raise IllegalActionError(f"unknown agent {agent!r}; agents are {self.agents}")
-        choices: list[tuple[int, int] | None] = [None] * self.config.num_players
-        for agent, action in actions.items():
-            choices[self.agent_seats[agent]] = self._check_action(agent, action)
-        return choices
+        unknown = [a for a in actions if a not in self.agent_seats]
+        if unknown:
+            raise IllegalActionError(f"unknown agent(s) {unknown}; agents are {self.agents}")
+        return {agent: self._check_action(agent, actions[agent]) for agent in self.agents}
 
-    def _check_action(self, agent: str, action: Any) -> tuple[int, int]:
+    def _check_action(self, agent: str, action: Any) -> int:
+        """``action`` as an int in the action space, else IllegalActionError (mask unchecked)."""
         try:
             value = int(action)
         except (TypeError, ValueError):
             raise IllegalActionError(f"{agent}: action {action!r} is not an integer") from None
         if value != action or not 0 <= value < NUM_CHOICES:
             raise IllegalActionError(f"{agent}: action {action!r} is outside 0..{NUM_CHOICES - 1}")
-        if not self._mask[value]:
-            legal = NUM_ACTIONS * self.config.num_locations
-            raise IllegalActionError(
-                f"{agent}: action {value} ({action_name(value)}) is masked: the "
-                f"{LOCATION_NAMES[value // NUM_ACTIONS]} is not in play with "
-                f"{self.config.num_players} players; legal actions are 0..{legal - 1} "
-                f"({', '.join(LOCATION_NAMES[:self.config.num_locations])})")
-        return divmod(value, NUM_ACTIONS)
+        return value
+
+    def _masked_action_error(self, agent: str, value: int) -> IllegalActionError:
+        if not self.game.alive[self.agent_seats[agent]]:
+            return IllegalActionError(
+                f"{agent}: action {value} is masked: {agent} is eliminated and its only legal "
+                f"action is the no-op {NOOP_ACTION}")
+        legal = NUM_ACTIONS * self.config.num_locations
+        return IllegalActionError(
+            f"{agent}: action {value} ({action_name(value)}) is masked: the "
+            f"{LOCATION_NAMES[value // NUM_ACTIONS]} is not in play with "
+            f"{self.config.num_players} players; legal actions are 0..{legal - 1} "
+            f"({', '.join(LOCATION_NAMES[:self.config.num_locations])})")
+
+    def check_legal(self, agent: str, action: Any) -> None:
+        """Raise IllegalActionError unless ``action`` is legal for ``agent`` right now."""
+        value = self._check_action(agent, action)
+        if not self._agent_mask(agent)[value]:
+            raise self._masked_action_error(agent, value)
 
     def step(self, actions: Mapping[str, Any]):
-        choices = self.check_actions(actions)
+        values = self.check_actions(actions)
+        masked = [agent for agent, value in values.items() if not self._agent_mask(agent)[value]]
+        if masked:
+            if self.illegal_action == "raise":
+                raise self._masked_action_error(masked[0], values[masked[0]])
+            return self._terminate_illegal(masked)
         game = self.game
         acting = self.agents
+        seats = self.agent_seats
+        alive_before = [a for a in acting if game.alive[seats[a]]]
+        choices: list[tuple[int, int] | None] = [None] * self.config.num_players
+        for agent in alive_before:
+            choices[seats[agent]] = divmod(values[agent], NUM_ACTIONS)
         try:
             log = game.play_day(choices)
         except RuleError as error:
@@ -288,28 +334,71 @@ class ShowParallelEnv(ParallelEnv):
         self.last_log = log
         self._last_event = log["event"]
         n = self.config.num_players
-        terminations = {a: game.done or not game.alive[self.agent_seats[a]] for a in acting}
         rewards = dict.fromkeys(acting, 0.0)
-        infos = {a: {"day_log": log} for a in acting}
-        if game.done:
-            winners = [PLAYER_LABELS[p] for p in game.winners]
-            shares = {p: 1.0 / len(game.winners) for p in game.winners}
-            for agent in acting:
-                seat = self.agent_seats[agent]
+        shares = self._win_shares()
+        for agent in alive_before:
+            seat = seats[agent]
+            if game.done:
                 rewards[agent] = r1_reward(n, shares.get(seat, 0.0))
-                infos[agent]["winners"] = winners
-                if seat in game.final_keys:
-                    infos[agent]["ranking_key"] = game.final_keys[seat]
-        else:
-            for agent in acting:
-                if terminations[agent]:
-                    rewards[agent] = r1_reward(n, 0.0)  # R1: eliminated early, paid on leaving
+            elif not game.alive[seat]:
+                rewards[agent] = r1_reward(n, 0.0)  # R1: eliminated early, paid on leaving
         if self.reward_mode == "shaped":
-            self._shape(acting, rewards)
+            self._shape(alive_before, rewards)
+        if self.eliminated == "stay":
+            terminations = dict.fromkeys(acting, game.done)
+        else:
+            terminations = {a: game.done or not game.alive[seats[a]] for a in acting}
+        self.agents = [] if game.done else [a for a in acting if not terminations[a]]
         observations = self._observe_all(acting)
         truncations = dict.fromkeys(acting, False)
-        self.agents = [] if game.done else [a for a in acting if not terminations[a]]
-        return observations, rewards, terminations, truncations, infos
+        return observations, rewards, terminations, truncations, self._infos(acting, observations)
+
+    def _terminate_illegal(self, offenders: list[str]):
+        """``illegal_action="terminate"``, as PettingZoo's ``TerminateIllegalWrapper``: the game
+        ends at once, each offender gets -1 and every other agent 0; nothing is played."""
+        acting = self.agents
+        self._ended_by_illegal_action = True
+        self.agents = []
+        rewards = {a: -1.0 if a in offenders else 0.0 for a in acting}
+        observations = self._observe_all(acting)
+        return (observations, rewards, dict.fromkeys(acting, True), dict.fromkeys(acting, False),
+                self._infos(acting, observations))
+
+    def _win_shares(self) -> dict[int, float]:
+        """Seat -> win share once the show is over (empty before and after an illegal end)."""
+        game = self.game
+        if not game.done:
+            return {}
+        return {p: 1.0 / len(game.winners) for p in game.winners}
+
+    def _infos(self, agents: list[str], observations: dict[str, Any]) -> dict[str, dict]:
+        """Every step, every agent: the same keys with scalar values, so that libraries that
+        batch infos (Tianshou's replay buffer, vector envs) can stack them; ``last_log``,
+        ``winners`` and ``game`` hold the details."""
+        shares = self._win_shares()
+        day = self.game.day
+        infos = {}
+        for agent in agents:
+            info = {"day": day, "win_share": shares.get(self.agent_seats[agent], 0.0)}
+            if self.action_mask_in == "info":
+                info["action_mask"] = observations[agent]["action_mask"]
+            infos[agent] = info
+        if self.action_mask_in == "info":
+            for agent in agents:
+                observations[agent] = observations[agent]["observation"]
+        return infos
+
+    @property
+    def winners(self) -> list[str]:
+        """The winners' names once the show is over (several in a draw), else []."""
+        return [PLAYER_LABELS[p] for p in self.game.winners] if self.game is not None else []
+
+    @property
+    def ranking_keys(self) -> dict[str, tuple[int, int, int]]:
+        """At the end, each ranked player's (raft sets, leftover raft units, food value) (S17)."""
+        if self.game is None:
+            return {}
+        return {PLAYER_LABELS[p]: key for p, key in self.game.final_keys.items()}
 
     def _shape(self, acting: list[str], rewards: dict[str, float]) -> None:
         """Shaped mode: R1 plus SHAPING_WEIGHT x (own change in raft sets minus the mean change
@@ -375,21 +464,23 @@ class ShowParallelEnv(ParallelEnv):
         if self._last_event is not None:
             flat[shared + 12 + self._event_index[self._last_event]] = 1.0
         buffer = np.array(flat, dtype=np.float32)
-        live = bool(self.agents) and not game.done
-        observations = {}
-        for agent in agents:
-            seat = self.agent_seats[agent]
-            mask = self._mask if live and game.alive[seat] else self._no_mask
-            observations[agent] = {"observation": buffer[self._gather[seat]],
-                                   "action_mask": mask.copy()}
-        return observations
+        return {agent: {"observation": buffer[self._gather[self.agent_seats[agent]]],
+                        "action_mask": self._agent_mask(agent).copy()}
+                for agent in agents}
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def _agent_mask(self, agent: str) -> np.ndarray:
+        game = self.game
+        if self.agents and not game.done and game.alive[self.agent_seats[agent]]:
+            return self._mask
+        return self._out_mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
         """The current observation of one agent (also after it left the game)."""
-        return self._observe_all([agent])[agent]
+        observation = self._observe_all([agent])[agent]
+        return observation if self.action_mask_in == "observation" else observation["observation"]
 
     def action_mask(self, agent: str) -> np.ndarray:
-        return self.observe(agent)["action_mask"]
+        return self._agent_mask(agent).copy()
 
     def state(self) -> np.ndarray:
         raise NotImplementedError("hunger_show_v0 has no global state vector; use env.game")
@@ -411,16 +502,75 @@ class ShowParallelEnv(ParallelEnv):
         pass
 
 
-class ShowAECView(parallel_to_aec_wrapper):
-    """PettingZoo's AEC view of the Parallel env, checking each action as it arrives."""
+def _turn_state(name: str) -> property:
+    """An attribute of the AEC view that lives in its PettingZoo turn cycle."""
+    return property(lambda view: getattr(view._cycle, name),
+                    lambda view, value: setattr(view._cycle, name, value))
+
+
+class ShowAECView(AECEnv):
+    """The AEC view of the Parallel env, checking each action as it arrives.
+
+    Turns run through PettingZoo's own ``parallel_to_aec_wrapper`` (``self._cycle``); the view
+    is the unwrapped env and exposes the cycle's state (agents, rewards, terminations...) as
+    its own, so that AEC wrappers that edit the unwrapped env (PettingZoo's
+    ``TerminateIllegalWrapper``) work on it. Public attributes of the Parallel env (``game``,
+    ``last_log``, ``winners``...) read through.
+    """
+
+    agents = _turn_state("agents")
+    agent_selection = _turn_state("agent_selection")
+    rewards = _turn_state("rewards")
+    _cumulative_rewards = _turn_state("_cumulative_rewards")
+    terminations = _turn_state("terminations")
+    truncations = _turn_state("truncations")
+    infos = _turn_state("infos")
+    _skip_agent_selection = _turn_state("_skip_agent_selection")
+
+    def __init__(self, parallel: ShowParallelEnv):
+        super().__init__()
+        self.env = parallel
+        self._cycle = parallel_to_aec_wrapper(parallel)
+        self.metadata = self._cycle.metadata
+        self.possible_agents = parallel.possible_agents
+        self.render_mode = parallel.render_mode
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name == "env":
+            raise AttributeError(name)
+        return getattr(self.env, name)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.env.observation_space(agent)
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.env.action_space(agent)
+
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+        self._cycle.reset(seed=seed, options=options)
+
+    def observe(self, agent: str) -> Any:
+        return self._cycle.observe(agent)
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
         if action is not None and not (self.terminations[agent] or self.truncations[agent]):
             if not self.env.agents:
                 raise IllegalActionError("the show is over; call reset() to start a new game")
-            self.env._check_action(agent, action)
-        super().step(action)
+            if self.env.illegal_action == "raise":
+                self.env.check_legal(agent, action)
+            else:  # a masked action ends the game when the day is played
+                self.env._check_action(agent, action)
+        self._cycle.step(action)
+
+    def state(self) -> np.ndarray:
+        return self.env.state()
+
+    def render(self) -> str | np.ndarray | None:
+        return self.env.render()
+
+    def close(self) -> None:
+        self.env.close()
 
 
 def parallel_env(**kwargs: Any) -> ShowParallelEnv:
@@ -431,5 +581,14 @@ def raw_env(**kwargs: Any) -> ShowAECView:
     return ShowAECView(ShowParallelEnv(**kwargs))
 
 
-def env(**kwargs: Any) -> OrderEnforcingWrapper:
-    return OrderEnforcingWrapper(raw_env(**kwargs))
+def env(illegal_action: str = "raise", **kwargs: Any) -> OrderEnforcingWrapper:
+    """The AEC view in PettingZoo's standard wrappers. ``illegal_action="terminate"`` adds
+    PettingZoo's ``TerminateIllegalWrapper``: a masked action ends the game at once with -1 for
+    the offender and 0 for everybody else."""
+    if illegal_action not in ILLEGAL_ACTION_MODES:
+        raise ValueError(
+            f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+    view: AECEnv = raw_env(**kwargs)
+    if illegal_action == "terminate":
+        view = TerminateIllegalWrapper(view, illegal_reward=-1)
+    return OrderEnforcingWrapper(view)
