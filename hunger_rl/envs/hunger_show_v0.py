@@ -66,6 +66,15 @@ objects, a map from agent name (or seat) or a list, default ``DefaultDecisions``
 ``reward``: "r1" or "shaped"; ``render_mode``: "ansi" (text), "rgb_array" (that text drawn
 as an HxWx3 uint8 image) or "human" (prints the text).
 
+``illegal_action``: "raise" (default, see Errors) or "terminate": a masked action of a live
+agent ends the game at once with -1 for each offender and 0 for every other agent, nothing
+played (as PettingZoo's ``TerminateIllegalWrapper``, which ``env(illegal_action="terminate")``
+puts on the AEC view). ``action_mask``: "observation" (the Dict above) or "info": the
+observation is the ``Box`` alone and every agent's ``info["action_mask"]`` holds its mask.
+``eliminated``: "leave" (default, PettingZoo's convention, see Episode) or "stay", for
+libraries that need a constant set of agents (SuperSuit's vector envs, Tianshou, TorchRL's
+grouped tensors): see Elimination mode "stay".
+
 Rewards
 -------
 "r1": R1 only. A player eliminated while the show goes on gets ``-1/(N-1)`` on the step it
@@ -78,10 +87,28 @@ Episode
 -------
 An eliminated player leaves ``agents`` on the step it starves, with ``terminated=True``. The
 show ends (all agents terminated, none truncated) on The End of the Show (A), when nobody
-survives supper (B) or one player survives (C) (S16). Every step's infos hold ``day_log``, the
-day's public log (choices, token movements ``(category, from, to, reason)``, event, supper
-payments, eliminations, end); at the end each agent's info adds ``winners`` and, for ranked
-players, ``ranking_key`` = (raft sets, leftover raft units, food value) (S17).
+survives supper (B) or one player survives (C) (S16). Actions in the dict for agents that
+already left are ignored, as PettingZoo's conversion wrappers do with extra keys.
+
+Elimination mode "stay"
+-----------------------
+An eliminated player stays in ``agents`` (``terminated=False``) until the show ends, when every
+agent terminates at once. Its observation is the ordinary one from its seat (its own tokens
+empty, ``alive`` 0 at its seat); its reward is 0 after the ``-1/(N-1)`` of the step it starves;
+its mask allows only ``NOOP_ACTION`` (0), which the env ignores, so a masked distribution is
+never empty. Any other action of an eliminated player is a masked action. Once the show is over
+every mask is that no-op too. Live players and rewards are exactly as in "leave".
+
+Infos
+-----
+Every step, every agent's info has the same keys with scalar values, so that libraries that
+batch infos can stack them: ``day`` (days played) and ``win_share`` (0 until the end, then 1 for
+a sole winner, 1/k in a k-way draw), plus ``action_mask`` with ``action_mask="info"``. The
+details are env attributes (on the Parallel env; the AEC view reads them through):
+``last_log``, the last day's public log (choices, token movements ``(category, from, to,
+reason)``, event, supper payments, eliminations, end); ``winners`` (names, [] before the end);
+``ranking_keys``: per ranked player (raft sets, leftover raft units, food value) (S17);
+``game``, the engine.
 
 Reset options
 -------------
@@ -102,9 +129,9 @@ Unknown keys are ignored with a warning.
 
 Errors
 ------
-``step`` raises ``IllegalActionError`` (a ``ValueError``) for a masked or out-of-range action,
-a missing or unknown agent, an action for an eliminated agent, or a step after the end; the
-game is unchanged.
+``step`` raises ``IllegalActionError`` (a ``ValueError``) for a masked action (unless
+``illegal_action="terminate"``), an out-of-range action, a missing or unknown agent, or a step
+after the end; the game is unchanged.
 """
 
 from __future__ import annotations
@@ -116,6 +143,7 @@ from typing import TextIO
 from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
 from hunger_rl.envs.hunger_show.engine import ShowConfig, ShowGame, day_log_text
 from hunger_rl.envs.hunger_show.env import (
+    NOOP_ACTION,
     IllegalActionError,
     ShowAECView,
     ShowParallelEnv,
@@ -131,7 +159,8 @@ from hunger_rl.envs.hunger_show.env import (
 from hunger_rl.envs.hunger_show.tokens import CHARACTERS, EVENT_CARD_NAMES
 
 __all__ = [
-    "CHARACTERS", "EVENT_CARD_NAMES", "DefaultDecisions", "IllegalActionError", "ShowAECView",
+    "CHARACTERS", "EVENT_CARD_NAMES", "NOOP_ACTION", "DefaultDecisions", "IllegalActionError",
+    "ShowAECView",
     "ShowConfig", "ShowGame", "ShowParallelEnv", "action_name", "day_log_text", "decode_action",
     "demo",
     "encode_action", "env", "legal_mask", "observation_layout", "parallel_env", "raw_env",
