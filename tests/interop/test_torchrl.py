@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from interop_helpers import PLAYER_COUNTS, assert_zero_sum
 
-pytest.importorskip("torchrl")
-from torchrl.envs.libs.pettingzoo import PettingZooWrapper  # noqa: E402
+from hunger_rl.envs import hunger_show_v0, hungry_v0
 
-from hunger_rl.envs import hunger_show_v0, hungry_v0  # noqa: E402
-from interop_helpers import PLAYER_COUNTS, assert_zero_sum  # noqa: E402
+PettingZooWrapper = pytest.importorskip("torchrl.envs.libs.pettingzoo").PettingZooWrapper
 
 MAX_STEPS = 2000
 
