@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RLLIB_STAMP := $(VENV)/.installed-rllib
+INTEROP_STAMP := $(VENV)/.installed-interop
 
 .PHONY: run test test-slow lint bench clean
 
@@ -20,15 +21,20 @@ $(RLLIB_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[train,dev,rllib]'
 	touch $(RLLIB_STAMP)
 
+# TorchRL, Tianshou and SuperSuit for tests/interop (about 30 s on top of the rest).
+$(INTEROP_STAMP): $(RLLIB_STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[train,dev,rllib,interop]'
+	touch $(INTEROP_STAMP)
+
 # The default config (about 4 minutes of training on 2 cores), then its evaluation table
 # against random, greedy and expert, with 200 games each instead of the config's 2,000.
 run: $(STAMP)
 	$(BIN)/hunger-rl train configs/hungry_2p.yaml --final-games 200 --out runs/make_run
 
-test: $(RLLIB_STAMP)
+test: $(INTEROP_STAMP)
 	$(BIN)/python -m pytest -q -n auto -m "not slow"
 
-test-slow: $(RLLIB_STAMP)
+test-slow: $(INTEROP_STAMP)
 	$(BIN)/python -m pytest -q -n auto -m slow
 
 lint: $(STAMP)
