@@ -260,7 +260,6 @@ class ShowParallelEnv(ParallelEnv):
         self.agents = list(self.possible_agents)
         self.last_log = None
         self._last_event = None
-        self._ended_by_illegal_action = False
         self._raft_sets = [0] * self.config.num_players
         observations = self._observe_all(self.agents)
         return observations, self._infos(self.agents, observations)
@@ -357,7 +356,6 @@ class ShowParallelEnv(ParallelEnv):
         """``illegal_action="terminate"``, as PettingZoo's ``TerminateIllegalWrapper``: the game
         ends at once, each offender gets -1 and every other agent 0; nothing is played."""
         acting = self.agents
-        self._ended_by_illegal_action = True
         self.agents = []
         rewards = {a: -1.0 if a in offenders else 0.0 for a in acting}
         observations = self._observe_all(acting)
