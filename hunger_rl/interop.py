@@ -26,7 +26,8 @@ for one step, the step whose action the vector env ignores while it resets; pass
 Multi-agent libraries
 ---------------------
 ``MULTI_AGENT_OPTIONS`` lists the env options each library's own PettingZoo recipe needs;
-``pettingzoo_env`` builds the env with them.
+``pettingzoo_env`` builds the env with them. ``agilerl_infos`` works around AgileRL 2.58's
+check of grouped agents' masks.
 """
 
 from __future__ import annotations
@@ -76,6 +77,14 @@ def pettingzoo_env(game: str, library: str, parallel: bool | None = None, **kwar
         return module.env(**{**options, **kwargs})
     options.update(kwargs)
     return module.parallel_env(**options) if parallel in (None, True) else module.env(**options)
+
+
+def agilerl_infos(infos: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The infos of an ``action_mask="info"`` env with each mask as a list, for AgileRL 2.58's
+    ``IPPO.get_action(obs, infos)``: it groups agents by name prefix ("player") and checks the
+    group's masks with ``None in masks``, which fails on numpy arrays but not on lists."""
+    return {agent: {**info, "action_mask": info["action_mask"].tolist()}
+            for agent, info in infos.items()}
 
 
 class SpecOpponents:
