@@ -38,7 +38,8 @@ OBSERVATION_SCALE = 10.0
 # Training reward: the zero-sum score margin (/10), denser than win or loss; evaluation is the
 # win share.
 TRAINING_REWARD = "score"
-PPO_EPOCHS = 4
+PPO_EPOCHS = 8
+PPO_MINIBATCH = 64
 PPO_CLIP = 0.2
 
 
@@ -66,7 +67,7 @@ def play_against_random(act, games: int, seed: int) -> float:
 
 # -- TorchRL ---------------------------------------------------------------------------------
 
-def train_torchrl(games: int, seed: int, games_per_batch: int = 16, learning_rate: float = 3e-3):
+def train_torchrl(games: int, seed: int, games_per_batch: int = 16, learning_rate: float = 1e-3):
     from tensordict.nn import TensorDictModule, TensorDictSequential
     from torch import nn
     from torchrl.collectors import Collector
@@ -113,18 +114,20 @@ def train_torchrl(games: int, seed: int, games_per_batch: int = 16, learning_rat
         with torch.no_grad():
             old_log_prob = MaskedCategorical(logits=logits(observation), mask=mask).log_prob(action)
         for _ in range(PPO_EPOCHS):
-            hidden = body(observation / OBSERVATION_SCALE)
-            value = value_head(hidden).squeeze(-1)
-            distribution = MaskedCategorical(logits=policy_head(hidden), mask=mask)
-            advantage = (target - value).detach()
-            ratio = (distribution.log_prob(action) - old_log_prob).exp()
-            surrogate = torch.min(ratio * advantage,
-                                  ratio.clamp(1 - PPO_CLIP, 1 + PPO_CLIP) * advantage)
-            loss = (-surrogate.mean() + 0.5 * (target - value).pow(2).mean()
-                    - 0.01 * distribution.entropy().mean())
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+            for rows in torch.randperm(len(action)).split(PPO_MINIBATCH):
+                hidden = body(observation[rows] / OBSERVATION_SCALE)
+                value = value_head(hidden).squeeze(-1)
+                distribution = MaskedCategorical(logits=policy_head(hidden), mask=mask[rows])
+                advantage = (target[rows] - value).detach()
+                advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+                ratio = (distribution.log_prob(action[rows]) - old_log_prob[rows]).exp()
+                surrogate = torch.min(ratio * advantage,
+                                      ratio.clamp(1 - PPO_CLIP, 1 + PPO_CLIP) * advantage)
+                loss = (-surrogate.mean() + 0.5 * (target[rows] - value).pow(2).mean()
+                        - 0.01 * distribution.entropy().mean())
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
     collector.shutdown()
 
     @torch.no_grad()
