@@ -4,8 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RLLIB_STAMP := $(VENV)/.installed-rllib
+INTEROP_STAMP := $(VENV)/.installed-interop
 
-.PHONY: run test test-slow lint bench clean
+AGILERL_VENV := .venv-agilerl
+
+.PHONY: run test test-slow test-agilerl lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,16 +23,32 @@ $(RLLIB_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[train,dev,rllib]'
 	touch $(RLLIB_STAMP)
 
+# TorchRL, Tianshou and SuperSuit for tests/interop (about 30 s on top of the rest).
+$(INTEROP_STAMP): $(RLLIB_STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[train,dev,rllib,interop]'
+	touch $(INTEROP_STAMP)
+
 # The default config (about 4 minutes of training on 2 cores), then its evaluation table
 # against random, greedy and expert, with 200 games each instead of the config's 2,000.
 run: $(STAMP)
 	$(BIN)/hunger-rl train hungry_2p --final-games 200 --out runs/make_run
 
-test: $(RLLIB_STAMP)
+test: $(INTEROP_STAMP)
 	$(BIN)/python -m pytest -q -n auto -m "not slow"
 
-test-slow: $(RLLIB_STAMP)
+test-slow: $(INTEROP_STAMP)
 	$(BIN)/python -m pytest -q -n auto -m slow
+
+# AgileRL 2.58 pins pettingzoo<1.27 and tensordict 0.13 (TorchRL 0.14 needs 0.14), so it gets
+# an environment of its own; its import also needs peft.
+$(AGILERL_VENV)/.installed: pyproject.toml
+	test -x $(AGILERL_VENV)/bin/python || $(PYTHON) -m venv $(AGILERL_VENV)
+	$(AGILERL_VENV)/bin/python -m pip install --quiet torch==2.13.0
+	$(AGILERL_VENV)/bin/python -m pip install --quiet -e '.[dev]' agilerl==2.58.0 peft
+	touch $(AGILERL_VENV)/.installed
+
+test-agilerl: $(AGILERL_VENV)/.installed
+	$(AGILERL_VENV)/bin/python -m pytest -q tests/interop/test_agilerl.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -39,4 +58,4 @@ bench: $(STAMP)
 	$(BIN)/python scripts/bench_envs.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) $(AGILERL_VENV) build *.egg-info .pytest_cache

@@ -28,8 +28,9 @@ class GameSpec:
     min_players: int
     max_players: int
     default_players: int
-    # The key of every agent's final ``info`` that holds its score, and what that score is.
-    score_info: str
+    # The attribute of the unwrapped env that maps each ranked agent to its score at the end,
+    # and what that score is.
+    score_attribute: str
     score_label: str
     # "module:function" giving a policy's public view of an observation from
     # ``(observation, env_kwargs)``, for games whose scripted policies read one; else None.
@@ -62,7 +63,7 @@ GAMES: dict[str, GameSpec] = {
             min_players=2,
             max_players=4,
             default_players=2,
-            score_info="score",
+            score_attribute="totals",
             score_label="mean total",
             public_view="hunger_rl.envs.hungry.view:view_from_observation",
         ),
@@ -73,7 +74,7 @@ GAMES: dict[str, GameSpec] = {
             min_players=2,
             max_players=6,
             default_players=4,
-            score_info="ranking_key",
+            score_attribute="ranking_keys",
             score_label="mean raft sets",
         ),
     )

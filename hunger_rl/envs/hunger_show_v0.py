@@ -53,7 +53,8 @@ fruit, chicken, rope units, log units, can, coconut.
 
 ## Arguments
 `parallel_env(num_players=4, events="standard", deck_size=10, unpleasant=None, end_window=4,
-characters=False, decisions=None, reward="r1", render_mode=None)`
+characters=False, decisions=None, reward="r1", render_mode=None, illegal_action="raise",
+action_mask="observation", eliminated="leave")`
 - `num_players`: 2-6. `events`: preset "calm" (k=0), "standard" (k=4), "hard" (k=8);
   `deck_size` (10), `unpleasant` (k, None takes the preset), `end_window` (4) (S4).
 - `characters`: True deals S20 characters.
@@ -62,6 +63,15 @@ characters=False, decisions=None, reward="r1", render_mode=None)`
 - `reward`: "r1" or "shaped" (below).
 - `render_mode`: "ansi" (text), "rgb_array" (that text drawn as an HxWx3 uint8 image) or
   "human" (prints the text).
+- `illegal_action`: "raise" (default, see Errors) or "terminate": a masked action of a live
+  agent ends the game at once with -1 for each offender and 0 for every other agent, nothing
+  played (as PettingZoo's `TerminateIllegalWrapper`, which `env(illegal_action="terminate")`
+  puts on the AEC view).
+- `action_mask`: "observation" (the Dict above) or "info": the observation is the `Box` alone
+  and every agent's `info["action_mask"]` holds its mask.
+- `eliminated`: "leave" (default, PettingZoo's convention, see Episode) or "stay", for
+  libraries that need a constant set of agents (SuperSuit's vector envs, Tianshou, TorchRL's
+  grouped tensors): see Elimination mode "stay".
 - Counts must be exact integers (NumPy integers are accepted) and `characters` a bool;
   nothing is rounded or converted.
 
@@ -77,10 +87,25 @@ An eliminated player leaves `agents` on the step it starves, with `terminated=Tr
 action dicts may still hold an action for it: it is ignored, as PettingZoo's conversion
 wrappers ignore extra keys (in the AEC view it is stepped with None, as usual). The show
 ends (all agents terminated, none truncated) on The End of the Show (A), when nobody survives
-supper (B) or one player survives (C) (S16). Every step's infos hold `day_log`, the day's
-public log (choices, token movements `(category, from, to, reason)`, event, supper payments,
-eliminations, end); at the end each agent's info adds `winners` and, for ranked players,
-`ranking_key` = (raft sets, leftover raft units, food value) (S17).
+supper (B) or one player survives (C) (S16).
+
+## Elimination mode "stay"
+An eliminated player stays in `agents` (`terminated=False`) until the show ends, when every
+agent terminates at once. Its observation is the ordinary one from its seat (its own tokens
+empty, `alive` 0 at its seat); its reward is 0 after the `-1/(N-1)` of the step it starves;
+its mask allows only `NOOP_ACTION` (0), which the env ignores, so a masked distribution is
+never empty. Any other action of an eliminated player is a masked action. Once the show is over
+every mask is that no-op too. Live players and rewards are exactly as in "leave".
+
+## Infos
+Every step, every agent's info has the same keys with scalar values, so that libraries that
+batch infos can stack them: `day` (days played) and `win_share` (0 until the end, then 1 for
+a sole winner, 1/k in a k-way draw), plus `action_mask` with `action_mask="info"`. The
+details are env attributes (on the Parallel env; the AEC view reads them through):
+`last_log`, the last day's public log (choices, token movements `(category, from, to,
+reason)`, event, supper payments, eliminations, end); `winners` (names, [] before the end);
+`ranking_keys`: per ranked player (raft sets, leftover raft units, food value) (S17);
+`game`, the engine.
 
 ## Reset options
 `reset(seed=..., options={...})`, all keys optional (a key set to None counts as absent);
@@ -105,11 +130,12 @@ keys are ignored with a warning.
 Every refusal raises a subclass of `hunger_rl.envs.validation.InvalidInputError` before
 anything changes: the game, its RNG and the RNG that seeds unseeded resets are exactly as
 before, in both APIs, and the game goes on.
-- `IllegalActionError` (a `ValueError`): `step` with a masked or out-of-range action, a
-  missing action for a living agent, an unknown agent name, a non-None action for an agent
-  that has left (AEC view), or a step after the end. `ActionTypeError` (also a `TypeError`)
-  when an action is not an exact integer (`int`, NumPy integer or 0-d integer array; floats,
-  bools, None, strings, `Decimal` ... are refused) or `step` of the Parallel env gets no dict.
+- `IllegalActionError` (a `ValueError`): `step` with a masked action (unless
+  `illegal_action="terminate"`) or an out-of-range action, a missing action for a living
+  agent, an unknown agent name, a non-None action for an agent that has left (AEC view), or a
+  step after the end. `ActionTypeError` (also a `TypeError`) when an action is not an exact
+  integer (`int`, NumPy integer or 0-d integer array; floats, bools, None, strings, `Decimal`
+  ... are refused) or `step` of the Parallel env gets no dict.
 - `InvalidTypeError` / `InvalidValueError` (`TypeError` / `ValueError`): constructor
   arguments, reset options and seeds, `observe` of an unknown agent. `RuleError` is the
   engine's `InvalidValueError`.
@@ -118,8 +144,10 @@ before, in both APIs, and the game goes on.
 - `NotResetError` (a `RuntimeError`): `step`, `observe` or `render` before `reset`.
 
 ## Version history
-- `hunger_show_v0`: first release (rulings S1-S21, R1). Exact argument types, atomic days
-  (S21j) and the Ninja of S21i came within v0.
+- `hunger_show_v0`: first release (rulings S1-S21, R1). Within v0 came exact argument types,
+  atomic days (S21j), the Ninja of S21i, and the `illegal_action`, `action_mask` and
+  `eliminated` options with infos of fixed keys (the day log, winners and ranking keys moved
+  from the infos to env attributes).
 """
 
 from __future__ import annotations
@@ -131,6 +159,7 @@ from typing import TextIO
 from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
 from hunger_rl.envs.hunger_show.engine import ShowConfig, ShowGame, day_log_text
 from hunger_rl.envs.hunger_show.env import (
+    NOOP_ACTION,
     ShowAECView,
     ShowParallelEnv,
     action_name,
@@ -146,7 +175,8 @@ from hunger_rl.envs.hunger_show.tokens import CHARACTERS, EVENT_CARD_NAMES
 from hunger_rl.envs.validation import IllegalActionError
 
 __all__ = [
-    "CHARACTERS", "EVENT_CARD_NAMES", "DefaultDecisions", "IllegalActionError", "ShowAECView",
+    "CHARACTERS", "EVENT_CARD_NAMES", "NOOP_ACTION", "DefaultDecisions", "IllegalActionError",
+    "ShowAECView",
     "ShowConfig", "ShowGame", "ShowParallelEnv", "action_name", "day_log_text", "decode_action",
     "demo",
     "encode_action", "env", "legal_mask", "observation_layout", "parallel_env", "raw_env",

@@ -42,7 +42,7 @@ Only public information and the observer's own hand are present (H5).
 
 ## Arguments
 `env(num_players=2, render_mode=None, reward="win", first_player="player_0",
-tied_second="next", illegal_action="raise")`
+tied_second="next", illegal_action="raise", action_mask="observation")`
 - `reward`: `"win"` is R1: `N/(N-1) * (w - 1/N)` with win share w (1 sole win, 1/k in a k-way
   draw), so a sole win is +1 and rewards sum to zero. `"score"`: (own total - mean of the other
   players' totals) / 10, also zero-sum.
@@ -52,6 +52,9 @@ tied_second="next", illegal_action="raise")`
   with the game unchanged; `"terminate"` ends the game with -1 for the offender
   (PettingZoo's `TerminateIllegalWrapper`).
 - `render_mode`: `"ansi"` (text table), `"rgb_array"` (the same table as an image), `"human"`.
+- `action_mask`: `"observation"` (the Dict above) or `"info"`: the observation is the flat
+  `Box` alone and every agent's `info["action_mask"]` holds its mask (AgileRL, SuperSuit's
+  Box-only wrappers).
 
 `reset(seed=None, options=None)`: `options={"deck": [...]}` fixes the full 50-card order as card
 types, top first; the first two are removed unseen, then 8 are dealt to each player in seat order.
@@ -66,11 +69,19 @@ integer or 0-d integer array); `InvalidTypeError` / `InvalidValueError` for cons
 arguments, reset options and seeds, and `observe` of an unknown agent; `NotResetError` (a
 `RuntimeError`) for `step`, `observe` or `render` before `reset`.
 
-At the end every agent's `info` holds `score` (its total), `breakdown` (per agent: home tiles,
-hotel tiles, second places, bonus, total) and `winners` (agent names; several in a shared draw).
+## Infos
+At every step every agent's `info` has the same keys with scalar values, so that libraries that
+batch infos (Tianshou's replay buffer, vector envs) can stack them: `score` (its total as if the
+game ended now; the final total at the end) and `win_share` (0 until the end, then 1 for a sole
+win, 1/k in a k-way draw), plus `action_mask` with `action_mask="info"`. The details live on
+the unwrapped env: `winners` (agent names, several in a shared draw; [] before the end),
+`totals` (per agent: its total), `breakdown` (per agent: home tiles, hotel tiles, second
+places, bonus, total) and `game`.
 
 ## Version history
-- `hungry_v0`: first release (rulings H1-H9, R1).
+- `hungry_v0`: first release (rulings H1-H9, R1). Within v0 came exact argument types, the
+  `action_mask` option and infos of fixed keys (winners and the breakdown moved from the final
+  infos to env attributes).
 """
 
 from hunger_rl.envs.hungry.engine import (

@@ -151,14 +151,13 @@ def _play_aec(game_info, num_players, policies, rngs, env_seed, env_kwargs):
         observation = game_env.observe(agent)
         view = game_info.view_of(observation, env_kwargs)
         game_env.step(policies[seat].act(observation, rngs[seat], view))
-    return _outcome(game_info, num_players, seat_of, game_env.infos)
+    return _outcome(game_info, num_players, seat_of, game_env)
 
 
 def _play_parallel(game_info, num_players, policies, rngs, env_seed, env_kwargs):
     game_env = _make_env(game_info, num_players, env_kwargs)
     observations, _ = game_env.reset(seed=env_seed)
     seat_of = {agent: i for i, agent in enumerate(game_env.possible_agents)}
-    infos: dict = {}
     while game_env.agents:
         actions = {
             agent: policies[seat_of[agent]].act(
@@ -166,18 +165,16 @@ def _play_parallel(game_info, num_players, policies, rngs, env_seed, env_kwargs)
                 game_info.view_of(observations[agent], env_kwargs))
             for agent in game_env.agents
         }
-        observations, _, _, _, infos = game_env.step(actions)
-    return _outcome(game_info, num_players, seat_of, infos)
+        observations, *_ = game_env.step(actions)
+    return _outcome(game_info, num_players, seat_of, game_env)
 
 
-def _outcome(game_info, num_players, seat_of, final_infos):
-    """Win shares and scores by seat from the last infos (every agent's ``winners``, and the
-    score under ``game_info.score_info`` for every agent that has one)."""
-    final = next(iter(final_infos.values()))
-    winners = [seat_of[agent] for agent in final["winners"]]
+def _outcome(game_info, num_players, seat_of, game_env):
+    """Win shares and scores by seat at the end: the unwrapped env's ``winners`` and its
+    attribute ``game_info.score_attribute`` (each ranked agent's score)."""
+    env = game_env.unwrapped
+    winners = [seat_of[agent] for agent in env.winners]
     scores = [None] * num_players
-    for agent, info in final_infos.items():
-        if game_info.score_info in info:
-            score = info[game_info.score_info]
-            scores[seat_of[agent]] = tuple(score) if isinstance(score, list | tuple) else score
+    for agent, score in getattr(env, game_info.score_attribute).items():
+        scores[seat_of[agent]] = score
     return win_shares(num_players, winners), scores

@@ -221,8 +221,7 @@ class HungrySingleAgentEnv(SingleAgentEnv):
         if not game_env.game.is_over:
             return shaping, False, 0.0
         # Every reward of Hungry is terminal; the learner's own entry, not the last mover's.
-        winners = game_env.infos[self.learner]["winners"]
-        win_share = 1.0 / len(winners) if self.learner in winners else 0.0
+        win_share = game_env.infos[self.learner]["win_share"]
         return float(game_env.rewards[self.learner]) + shaping, True, win_share
 
     def _learner_observation(self) -> np.ndarray:
@@ -250,9 +249,7 @@ class ShowSingleAgentEnv(SingleAgentEnv):
         if not terminations[self.learner]:
             return float(rewards[self.learner]), False, 0.0
         # Eliminated (or the show ended): the learner's episode ends here; see the module notes.
-        winners = infos[self.learner].get("winners", [])
-        win_share = 1.0 / len(winners) if self.learner in winners else 0.0
-        return float(rewards[self.learner]), True, win_share
+        return float(rewards[self.learner]), True, infos[self.learner]["win_share"]
 
     def _learner_observation(self) -> np.ndarray:
         observation = self._observations[self.learner]

@@ -126,9 +126,10 @@ def test_eliminated_agent_and_step_after_end():
     assert set(rewards) == {"player_0", "player_1"} and env.unwrapped.game.day == 2
     _, rewards, terminations, _, infos = env.step(dict.fromkeys(env.agents, 0))
     assert env.agents == [] and all(terminations.values())
-    assert infos["player_0"]["winners"] == ["player_0", "player_1"]  # identical holdings: draw
+    assert env.winners == ["player_0", "player_1"]  # identical holdings: draw
+    assert infos["player_0"] == {"day": 3, "win_share": 0.5}
     assert rewards == {"player_0": pytest.approx(0.25), "player_1": pytest.approx(0.25)}
-    assert infos["player_0"]["ranking_key"] == (0, 0, 12)
+    assert env.ranking_keys["player_0"] == (0, 0, 12)
     with pytest.raises(IllegalActionError, match="over"):
         env.step({"player_0": 0})
 

@@ -135,7 +135,7 @@ def test_example_through_the_env():
         {f"player_{p}": encode(*DAY_2[p]) for p in range(6)})
     game = env.unwrapped.game
     assert holding(game, ANNE) == Counter(CANS_AFTER_DAY_2 + ["fruit3"])
-    assert infos["player_0"]["day_log"]["event"] == "rat_plague-1"
+    assert env.last_log["event"] == "rat_plague-1"
     layout = hunger_show_v0.observation_layout(6)
     own_fruit = observations["player_0"]["observation"][layout["own_fruit"]]
     assert list(own_fruit) == [0, 1]  # no fruit 2, one fruit 3

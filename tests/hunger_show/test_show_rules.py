@@ -142,7 +142,8 @@ def test_shared_draw_rewards_through_the_env():
     env.reset(seed=0, options={"holdings": {0: ["can4"], 1: ["can4"], 2: ["can1"]},
                                "event_deck": ["end"]})
     _, rewards, _, _, infos = env.step(dict.fromkeys(env.agents, 0))
-    assert infos["player_2"]["winners"] == ["player_0", "player_1"]
+    assert env.winners == ["player_0", "player_1"]
+    assert [infos[a]["win_share"] for a in env.possible_agents] == [0.5, 0.5, 0.0]
     assert rewards == pytest.approx({"player_0": 0.25, "player_1": 0.25, "player_2": -0.5})
 
 

@@ -112,7 +112,7 @@ def compare_with_hungry_v0(num_players, num_games, options, policy_kind):
         np.testing.assert_array_equal(out.rewards[game], np.float32(rewards))
         totals = [env.infos[a]["score"] for a in env.possible_agents]
         assert out.final_totals[game].tolist() == totals
-        winners = [env.possible_agents.index(a) for a in env.infos["player_0"]["winners"]]
+        winners = [env.possible_agents.index(a) for a in env.winners]
         assert np.flatnonzero(out.winners[game]).tolist() == winners
 
 

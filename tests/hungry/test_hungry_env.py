@@ -210,15 +210,14 @@ def test_final_infos_and_rewards():
         else:
             env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
     assert set(final) == {"player_0", "player_1", "player_2"}
+    assert env.unwrapped.winners == [f"player_{p}" for p in env.unwrapped.game.score().winners]
     score = HungryState.from_dict(env.unwrapped.game.to_dict()).score()
     winners = [f"player_{p}" for p in score.winners]
     for agent, (reward, info) in final.items():
         player = int(agent[-1])
-        assert info["winners"] == winners
-        assert set(info["breakdown"]) == set(final)
-        assert info["score"] == score.players[player].total
-        assert info["breakdown"][agent] == score.players[player].as_dict()
         share = 1 / len(winners) if agent in winners else 0.0
+        assert info == {"score": score.players[player].total, "win_share": share}
+        assert env.unwrapped.breakdown[agent] == score.players[player].as_dict()
         assert reward == pytest.approx(3 / 2 * (share - 1 / 3))
 
 

@@ -96,7 +96,7 @@ def test_scripted_game_reaches_the_hand_checked_score():
         "bonus": 0,
         "total": 7,
     }
-    assert env.infos["player_0"]["winners"] == ["player_0"]
+    assert env.unwrapped.winners == ["player_0"]
     assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
 
 

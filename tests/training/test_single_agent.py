@@ -55,7 +55,7 @@ def test_hungry_learner_reward_matches_the_game_result():
     env.reset(seed=3)
     for _ in range(10):
         total, _ = play_random_episode(env, rng)
-        winners = env.game_env.infos[env.learner]["winners"]
+        winners = env.game_env.winners
         expected = 1.0 if winners == [env.learner] else (-1.0 if env.learner not in winners
                                                           else 0.0)
         assert total == pytest.approx(expected)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import ParallelEnv
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
 from hunger_rl.envs.hunger_show.engine import (
@@ -54,10 +54,19 @@ from hunger_rl.envs.validation import (
     describe,
     split_options,
 )
-from hunger_rl.envs.wrappers import OrderEnforcer
+from hunger_rl.envs.wrappers import OrderEnforcer, TerminateIllegal
 
 NUM_CHOICES = NUM_ACTIONS * NUM_LOCATIONS  # Discrete(20)
 REWARD_MODES = ("r1", "shaped")
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+# Where the legal actions travel: in a Dict observation (PettingZoo's classic envs) or in
+# ``info["action_mask"]`` beside a flat Box observation (AgileRL, SuperSuit's Box-only wrappers).
+ACTION_MASK_MODES = ("observation", "info")
+# "leave": PettingZoo's convention, an eliminated player leaves ``agents``. "stay": it stays
+# until the show ends, for libraries that need a constant set of agents.
+ELIMINATED_MODES = ("leave", "stay")
+# With eliminated="stay", the only legal action of an eliminated player; the env ignores it.
+NOOP_ACTION = 0
 SHAPING_WEIGHT = 0.1
 OBSERVATION_HIGH = 1000.0
 
@@ -146,12 +155,20 @@ class ShowParallelEnv(ParallelEnv):
 
     def __init__(self, num_players: int = 4, events: str = "standard", deck_size: int = 10,
                  unpleasant: int | None = None, end_window: int = 4, characters: bool = False,
-                 decisions: Any = None, reward: str = "r1", render_mode: str | None = None):
+                 decisions: Any = None, reward: str = "r1", render_mode: str | None = None,
+                 illegal_action: str = "raise", action_mask: str = "observation",
+                 eliminated: str = "leave"):
         self.config = ShowConfig(num_players, events, deck_size, unpleasant, end_window,
                                  characters)
         num_players = self.config.num_players
         check_choice(reward, "reward", REWARD_MODES)
         check_choice(render_mode, "render_mode", [*self.metadata["render_modes"], None])
+        check_choice(illegal_action, "illegal_action", ILLEGAL_ACTION_MODES)
+        check_choice(action_mask, "action_mask", ACTION_MASK_MODES)
+        check_choice(eliminated, "eliminated", ELIMINATED_MODES)
+        self.illegal_action = illegal_action
+        self.action_mask_in = action_mask
+        self.eliminated = eliminated
         self.reward_mode = reward
         self.render_mode = render_mode
         self.decisions = decisions
@@ -161,13 +178,18 @@ class ShowParallelEnv(ParallelEnv):
         self.observation_layout = observation_layout(num_players)
         size = next(reversed(self.observation_layout.values())).stop
         self._observation_size = size
-        self._observation_space = spaces.Dict({
-            "observation": spaces.Box(-1.0, OBSERVATION_HIGH, (size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (NUM_CHOICES,), np.int8),
-        })
+        self._observation_space = spaces.Box(-1.0, OBSERVATION_HIGH, (size,), np.float32)
+        if action_mask == "observation":
+            self._observation_space = spaces.Dict({
+                "observation": self._observation_space,
+                "action_mask": spaces.Box(0, 1, (NUM_CHOICES,), np.int8),
+            })
         self._mask = legal_mask(num_players)
         self._action_space = ShowActionSpace(self._mask)
-        self._no_mask = np.zeros(NUM_CHOICES, dtype=np.int8)
+        # The mask of a player that may not act: all zero, or the single no-op when it stays.
+        self._out_mask = np.zeros(NUM_CHOICES, dtype=np.int8)
+        if eliminated == "stay":
+            self._out_mask[NOOP_ACTION] = 1
         self._seed_rng = random.Random()
         self._prepare_tables()
         self.game: ShowGame | None = None
@@ -175,7 +197,7 @@ class ShowParallelEnv(ParallelEnv):
         self.last_log: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ spaces
-    def observation_space(self, agent: str) -> spaces.Dict:
+    def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_space
 
     def action_space(self, agent: str) -> ShowActionSpace:
@@ -245,15 +267,15 @@ class ShowParallelEnv(ParallelEnv):
         self._last_event = None
         self._raft_sets = [0] * self.config.num_players
         observations = self._observe_all(self.agents)
-        infos = {agent: {} for agent in self.agents}
-        return observations, infos
+        return observations, self._infos(self.agents, observations)
 
     # ------------------------------------------------------------------ step
-    def check_actions(self, actions: Mapping[str, Any]) -> list[tuple[int, int] | None]:
-        """Validate a whole action dict; return the engine's choices. Raises before any change.
+    def check_actions(self, actions: Mapping[str, Any]) -> dict[str, int]:
+        """Validate a whole action dict; return the actions of ``agents`` as ints.
 
-        Actions for agents that have already left (eliminated earlier) are ignored, as
-        PettingZoo's conversion wrappers ignore extra keys; unknown names raise.
+        Raises before any change for a missing or unknown agent or an action of the wrong type
+        or range. Actions for agents that already left are ignored, as PettingZoo's conversion
+        wrappers do with extra keys. Masked actions are checked by ``step``.
         """
         if self.game is None:
             raise NotResetError("call reset() before step()")
@@ -269,55 +291,113 @@ class ShowParallelEnv(ParallelEnv):
         missing = [a for a in self.agents if a not in actions]
         if missing:
             raise IllegalActionError(f"no action for living agent(s) {missing}")
-        choices: list[tuple[int, int] | None] = [None] * self.config.num_players
-        for agent in self.agents:
-            choices[self.agent_seats[agent]] = self._check_action(agent, actions[agent])
-        return choices
+        return {agent: self._check_action(agent, actions[agent]) for agent in self.agents}
 
-    def _check_action(self, agent: str, action: Any) -> tuple[int, int]:
-        """One living agent's action as the engine's (location, action) pair, or an error:
-        ``ActionTypeError`` unless an exact integer, ``IllegalActionError`` if out of range or
-        masked."""
-        value = check_action(action, NUM_CHOICES, agent)
-        if not self._mask[value]:
-            legal = NUM_ACTIONS * self.config.num_locations
-            raise IllegalActionError(
-                f"{agent}: action {value} ({action_name(value)}) is masked: the "
-                f"{LOCATION_NAMES[value // NUM_ACTIONS]} is not in play with "
-                f"{self.config.num_players} players; legal actions are 0..{legal - 1} "
-                f"({', '.join(LOCATION_NAMES[:self.config.num_locations])})")
-        return divmod(value, NUM_ACTIONS)
+    def _check_action(self, agent: str, action: Any) -> int:
+        """``action`` as an int in the action space (mask unchecked): ``ActionTypeError``
+        unless an exact integer, ``IllegalActionError`` if out of range."""
+        return check_action(action, NUM_CHOICES, agent)
+
+    def _masked_action_error(self, agent: str, value: int) -> IllegalActionError:
+        if not self.game.alive[self.agent_seats[agent]]:
+            return IllegalActionError(
+                f"{agent}: action {value} is masked: {agent} is eliminated and its only legal "
+                f"action is the no-op {NOOP_ACTION}")
+        legal = NUM_ACTIONS * self.config.num_locations
+        return IllegalActionError(
+            f"{agent}: action {value} ({action_name(value)}) is masked: the "
+            f"{LOCATION_NAMES[value // NUM_ACTIONS]} is not in play with "
+            f"{self.config.num_players} players; legal actions are 0..{legal - 1} "
+            f"({', '.join(LOCATION_NAMES[:self.config.num_locations])})")
+
+    def check_legal(self, agent: str, action: Any) -> None:
+        """Raise unless ``action`` is legal for ``agent`` right now."""
+        value = self._check_action(agent, action)
+        if not self._agent_mask(agent)[value]:
+            raise self._masked_action_error(agent, value)
 
     def step(self, actions: Mapping[str, Any]):
-        choices = self.check_actions(actions)
+        values = self.check_actions(actions)
+        masked = [agent for agent, value in values.items() if not self._agent_mask(agent)[value]]
+        if masked:
+            if self.illegal_action == "raise":
+                raise self._masked_action_error(masked[0], values[masked[0]])
+            return self._terminate_illegal(masked)
         game = self.game
         acting = self.agents
+        seats = self.agent_seats
+        alive_before = [a for a in acting if game.alive[seats[a]]]
+        choices: list[tuple[int, int] | None] = [None] * self.config.num_players
+        for agent in alive_before:
+            choices[seats[agent]] = divmod(values[agent], NUM_ACTIONS)
         log = game.play_day(choices)  # atomic (S21j): a DecisionError changes nothing
         self.last_log = log
         self._last_event = log["event"]
         n = self.config.num_players
-        terminations = {a: game.done or not game.alive[self.agent_seats[a]] for a in acting}
         rewards = dict.fromkeys(acting, 0.0)
-        infos = {a: {"day_log": log} for a in acting}
-        if game.done:
-            winners = [PLAYER_LABELS[p] for p in game.winners]
-            shares = {p: 1.0 / len(game.winners) for p in game.winners}
-            for agent in acting:
-                seat = self.agent_seats[agent]
+        shares = self._win_shares()
+        for agent in alive_before:
+            seat = seats[agent]
+            if game.done:
                 rewards[agent] = r1_reward(n, shares.get(seat, 0.0))
-                infos[agent]["winners"] = winners
-                if seat in game.final_keys:
-                    infos[agent]["ranking_key"] = game.final_keys[seat]
-        else:
-            for agent in acting:
-                if terminations[agent]:
-                    rewards[agent] = r1_reward(n, 0.0)  # R1: eliminated early, paid on leaving
+            elif not game.alive[seat]:
+                rewards[agent] = r1_reward(n, 0.0)  # R1: eliminated early, paid on leaving
         if self.reward_mode == "shaped":
-            self._shape(acting, rewards)
+            self._shape(alive_before, rewards)
+        if self.eliminated == "stay":
+            terminations = dict.fromkeys(acting, game.done)
+        else:
+            terminations = {a: game.done or not game.alive[seats[a]] for a in acting}
+        self.agents = [] if game.done else [a for a in acting if not terminations[a]]
         observations = self._observe_all(acting)
         truncations = dict.fromkeys(acting, False)
-        self.agents = [] if game.done else [a for a in acting if not terminations[a]]
-        return observations, rewards, terminations, truncations, infos
+        return observations, rewards, terminations, truncations, self._infos(acting, observations)
+
+    def _terminate_illegal(self, offenders: list[str]):
+        """``illegal_action="terminate"``, as PettingZoo's ``TerminateIllegalWrapper``: the game
+        ends at once, each offender gets -1 and every other agent 0; nothing is played."""
+        acting = self.agents
+        self.agents = []
+        rewards = {a: -1.0 if a in offenders else 0.0 for a in acting}
+        observations = self._observe_all(acting)
+        return (observations, rewards, dict.fromkeys(acting, True), dict.fromkeys(acting, False),
+                self._infos(acting, observations))
+
+    def _win_shares(self) -> dict[int, float]:
+        """Seat -> win share once the show is over (empty before and after an illegal end)."""
+        game = self.game
+        if not game.done:
+            return {}
+        return {p: 1.0 / len(game.winners) for p in game.winners}
+
+    def _infos(self, agents: list[str], observations: dict[str, Any]) -> dict[str, dict]:
+        """Every step, every agent: the same keys with scalar values, so that libraries that
+        batch infos (Tianshou's replay buffer, vector envs) can stack them; ``last_log``,
+        ``winners`` and ``game`` hold the details."""
+        shares = self._win_shares()
+        day = self.game.day
+        infos = {}
+        for agent in agents:
+            info = {"day": day, "win_share": shares.get(self.agent_seats[agent], 0.0)}
+            if self.action_mask_in == "info":
+                info["action_mask"] = observations[agent]["action_mask"]
+            infos[agent] = info
+        if self.action_mask_in == "info":
+            for agent in agents:
+                observations[agent] = observations[agent]["observation"]
+        return infos
+
+    @property
+    def winners(self) -> list[str]:
+        """The winners' names once the show is over (several in a draw), else []."""
+        return [PLAYER_LABELS[p] for p in self.game.winners] if self.game is not None else []
+
+    @property
+    def ranking_keys(self) -> dict[str, tuple[int, int, int]]:
+        """At the end, each ranked player's (raft sets, leftover raft units, food value) (S17)."""
+        if self.game is None:
+            return {}
+        return {PLAYER_LABELS[p]: key for p, key in self.game.final_keys.items()}
 
     def _shape(self, acting: list[str], rewards: dict[str, float]) -> None:
         """Shaped mode: R1 plus SHAPING_WEIGHT x (own change in raft sets minus the mean change
@@ -383,19 +463,21 @@ class ShowParallelEnv(ParallelEnv):
         if self._last_event is not None:
             flat[shared + 12 + self._event_index[self._last_event]] = 1.0
         buffer = np.array(flat, dtype=np.float32)
-        live = bool(self.agents) and not game.done
-        observations = {}
-        for agent in agents:
-            seat = self.agent_seats[agent]
-            mask = self._mask if live and game.alive[seat] else self._no_mask
-            observations[agent] = {"observation": buffer[self._gather[seat]],
-                                   "action_mask": mask.copy()}
-        return observations
+        return {agent: {"observation": buffer[self._gather[self.agent_seats[agent]]],
+                        "action_mask": self._agent_mask(agent).copy()}
+                for agent in agents}
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def _agent_mask(self, agent: str) -> np.ndarray:
+        game = self.game
+        if self.agents and not game.done and game.alive[self.agent_seats[agent]]:
+            return self._mask
+        return self._out_mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
         """The current observation of one agent (also after it left the game)."""
         self._check_agent(agent, "observe")
-        return self._observe_all([agent])[agent]
+        observation = self._observe_all([agent])[agent]
+        return observation if self.action_mask_in == "observation" else observation["observation"]
 
     def _check_agent(self, agent: Any, caller: str) -> None:
         if self.game is None:
@@ -405,7 +487,7 @@ class ShowParallelEnv(ParallelEnv):
                                     f"{self.possible_agents}")
 
     def action_mask(self, agent: str) -> np.ndarray:
-        return self.observe(agent)["action_mask"]
+        return self._agent_mask(agent).copy()
 
     def state(self) -> np.ndarray:
         raise NotImplementedError("hunger_show_v0 has no global state vector; use env.game")
@@ -427,12 +509,52 @@ class ShowParallelEnv(ParallelEnv):
         pass
 
 
-class ShowAECView(parallel_to_aec_wrapper):
-    """PettingZoo's AEC view of the Parallel env, checking each action as it arrives.
+def _turn_state(name: str) -> property:
+    """An attribute of the AEC view that lives in its PettingZoo turn cycle."""
+    return property(lambda view: getattr(view._cycle, name),
+                    lambda view, value: setattr(view._cycle, name, value))
 
-    A refused action changes nothing, the pending actions of the day included, so the view
-    never gets stuck: the same agent simply acts again.
+
+class ShowAECView(AECEnv):
+    """The AEC view of the Parallel env, checking each action as it arrives.
+
+    Turns run through PettingZoo's own ``parallel_to_aec_wrapper`` (``self._cycle``); the view
+    is the unwrapped env and exposes the cycle's state (agents, rewards, terminations...) as
+    its own, so that AEC wrappers that edit the unwrapped env (PettingZoo's
+    ``TerminateIllegalWrapper``) work on it. Public attributes of the Parallel env (``game``,
+    ``last_log``, ``winners``...) read through.
     """
+
+    agents = _turn_state("agents")
+    agent_selection = _turn_state("agent_selection")
+    rewards = _turn_state("rewards")
+    _cumulative_rewards = _turn_state("_cumulative_rewards")
+    terminations = _turn_state("terminations")
+    truncations = _turn_state("truncations")
+    infos = _turn_state("infos")
+    _skip_agent_selection = _turn_state("_skip_agent_selection")
+
+    def __init__(self, parallel: ShowParallelEnv):
+        super().__init__()
+        self.env = parallel
+        self._cycle = parallel_to_aec_wrapper(parallel)
+        self.metadata = self._cycle.metadata
+        self.possible_agents = parallel.possible_agents
+        self.render_mode = parallel.render_mode
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name == "env":
+            raise AttributeError(name)
+        return getattr(self.env, name)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.env.observation_space(agent)
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.env.action_space(agent)
+
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+        self._cycle.reset(seed=seed, options=options)
 
     def step(self, action: Any) -> None:
         if self.env.game is None:
@@ -444,23 +566,36 @@ class ShowAECView(parallel_to_aec_wrapper):
             if action is not None:
                 raise IllegalActionError(f"{agent} has left the game; step it with None, got "
                                          f"{describe(action)}")
-            super().step(None)
+            self._cycle.step(None)
             return
-        self.env._check_action(agent, action)
-        pending = self._actions.get(agent)
+        if self.env.illegal_action == "raise":
+            self.env.check_legal(agent, action)
+        else:  # a masked action ends the game when the day is played
+            self.env._check_action(agent, action)
+        pending = self._cycle._actions.get(agent)
         try:
-            super().step(action)
+            self._cycle.step(action)
         except BaseException:
-            self._actions[agent] = pending  # the day did not happen: the agent acts again
+            self._cycle._actions[agent] = pending  # the day did not happen: the agent acts again
             raise
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> Any:
         """The observation of the last step; for an agent that left before it, the current
         one (all-zero mask)."""
         self.env._check_agent(agent, "observe")
-        if agent in self._observations:
-            return self._observations[agent]
+        observations = self._cycle._observations
+        if agent in observations:
+            return observations[agent]
         return self.env.observe(agent)
+
+    def state(self) -> np.ndarray:
+        return self.env.state()
+
+    def render(self) -> str | np.ndarray | None:
+        return self.env.render()
+
+    def close(self) -> None:
+        self.env.close()
 
 
 def parallel_env(**kwargs: Any) -> ShowParallelEnv:
@@ -471,5 +606,12 @@ def raw_env(**kwargs: Any) -> ShowAECView:
     return ShowAECView(ShowParallelEnv(**kwargs))
 
 
-def env(**kwargs: Any) -> OrderEnforcer:
-    return OrderEnforcer(raw_env(**kwargs))
+def env(illegal_action: str = "raise", **kwargs: Any) -> OrderEnforcer:
+    """The AEC view in PettingZoo's standard wrappers. ``illegal_action="terminate"`` adds
+    ``TerminateIllegal`` (PettingZoo's ``TerminateIllegalWrapper``): a masked action ends the
+    game at once with -1 for the offender and 0 for everybody else."""
+    check_choice(illegal_action, "illegal_action", ILLEGAL_ACTION_MODES)
+    view: AECEnv = raw_env(**kwargs)
+    if illegal_action == "terminate":
+        view = TerminateIllegal(view, illegal_reward=-1)
+    return OrderEnforcer(view)

@@ -25,7 +25,7 @@ from hunger_rl.envs.hungry.observation import (
     observation_index,
     observation_layout,
 )
-from hunger_rl.envs.rewards import r1_rewards
+from hunger_rl.envs.rewards import r1_rewards, win_shares
 from hunger_rl.envs.validation import (
     IllegalActionError,
     InvalidValueError,
@@ -39,6 +39,9 @@ from hunger_rl.envs.validation import (
 from hunger_rl.envs.wrappers import OrderEnforcer, TerminateIllegal
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
+# Where the legal actions travel: in a Dict observation (PettingZoo's classic envs) or in
+# ``info["action_mask"]`` beside a flat Box observation (AgileRL, SuperSuit's Box-only wrappers).
+ACTION_MASK_MODES = ("observation", "info")
 RESET_OPTIONS = ("deck",)
 
 
@@ -58,6 +61,7 @@ class raw_env(AECEnv):
         reward: str = "win",
         first_player: str = "player_0",
         tied_second: str = "next",
+        action_mask: str = "observation",
     ):
         super().__init__()
         num_players = check_num_players(num_players)
@@ -66,6 +70,8 @@ class raw_env(AECEnv):
         check_choice(first_player, "first_player", ["random", *self.possible_agents])
         check_choice(tied_second, "tied_second", TIED_SECOND_RULES)
         check_choice(render_mode, "render_mode", [*self.metadata["render_modes"], None])
+        check_choice(action_mask, "action_mask", ACTION_MASK_MODES)
+        self.action_mask_in = action_mask
         self.num_players = num_players
         self.render_mode = render_mode
         self.reward_mode = reward
@@ -75,12 +81,14 @@ class raw_env(AECEnv):
         self._agent_index = {agent: i for i, agent in enumerate(self.possible_agents)}
         self._observation_indices = [observation_index(num_players, p) for p in range(num_players)]
         high = observation_high(num_players)
-        observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0, high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
-            }
-        )
+        observation_space = spaces.Box(0, high, dtype=np.float32)
+        if action_mask == "observation":
+            observation_space = spaces.Dict(
+                {
+                    "observation": observation_space,
+                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+                }
+            )
         self.observation_spaces = {a: observation_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._rng = np.random.default_rng()
@@ -122,8 +130,8 @@ class raw_env(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.agents[first]
+        self._update_infos()
 
     def step(self, action: object) -> None:
         if self.game is None:
@@ -150,31 +158,56 @@ class raw_env(AECEnv):
             self._accumulate_rewards()
         # Before the end every reward is zero, so there is nothing to accumulate.
         self.agent_selection = self.possible_agents[self.game.current_player]
+        self._update_infos()
         if self.render_mode == "human":
             self.render()
 
     def _finish(self) -> None:
         score = self.game.score()
-        winners = [self.possible_agents[p] for p in score.winners]
         if self.reward_mode == "win":
             rewards = r1_rewards(self.num_players, score.winners)
         else:
             totals = score.totals
             n = self.num_players
             rewards = [(t - (sum(totals) - t) / (n - 1)) / SCORE_SCALE for t in totals]
-        breakdown = {self.possible_agents[p]: s.as_dict() for p, s in enumerate(score.players)}
         for player, agent in enumerate(self.possible_agents):
             self.rewards[agent] = rewards[player]
             self.terminations[agent] = True
-            self.infos[agent] = {
-                "score": score.players[player].total,
-                "breakdown": breakdown,
-                "winners": winners,
-            }
+
+    def _update_infos(self) -> None:
+        """Every step, every agent: the same keys with scalar (or fixed-length) values, so that
+        libraries that batch infos (Tianshou's replay buffer, vector envs) can stack them."""
+        game = self.game
+        totals = game.totals()
+        shares = win_shares(self.num_players, game.score().winners) if game.is_over else None
+        self.infos = {}
+        for player, agent in enumerate(self.possible_agents):
+            info = {"score": totals[player], "win_share": shares[player] if shares else 0.0}
+            if self.action_mask_in == "info":
+                info["action_mask"] = game.legal_mask(player)
+            self.infos[agent] = info
+
+    @property
+    def winners(self) -> list[str]:
+        """The winners' names once the game is over (several in a shared draw), else []."""
+        if self.game is None or not self.game.is_over:
+            return []
+        return [self.possible_agents[p] for p in self.game.score().winners]
+
+    @property
+    def totals(self) -> dict[str, int]:
+        """Per agent, its total score as if the game ended now (the final total at the end)."""
+        return dict(zip(self.possible_agents, self.game.totals()))
+
+    @property
+    def breakdown(self) -> dict[str, dict[str, int]]:
+        """Per agent: home tiles, hotel tiles, second places, bonus, total, as if it ended now."""
+        score = self.game.score()
+        return {self.possible_agents[p]: s.as_dict() for p, s in enumerate(score.players)}
 
     # -- observations -------------------------------------------------------------------------
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
         game = self.game
         if game is None:
             raise NotResetError("call reset() before observe()")
@@ -182,6 +215,8 @@ class raw_env(AECEnv):
         if player is None:
             raise InvalidValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
         observation = game.table[self._observation_indices[player]].astype(np.float32)
+        if self.action_mask_in == "info":
+            return observation
         return {"observation": observation, "action_mask": game.legal_mask(player)}
 
     # -- rendering ----------------------------------------------------------------------------

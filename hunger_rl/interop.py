@@ -1,0 +1,150 @@
+"""Glue for RL libraries: Gymnasium ids of the single-agent views, and the env options each
+multi-agent library needs.
+
+Gymnasium
+---------
+``import hunger_rl`` registers one id per game (``gymnasium.make("hunger_rl:hunger_rl/Hungry-v0")``
+imports it for you)::
+
+    gymnasium.make("hunger_rl/Hungry-v0", num_players=2, opponents="expert")
+    gymnasium.make("hunger_rl/HungerShow-v0", num_players=4, opponents=["crowd", "random"])
+    gymnasium.make_vec("hunger_rl/Hungry-v0", num_envs=8)
+
+The env is the single-agent view of ``hunger_rl.training.single_agent`` (the learner's seat
+rotates every episode; the other seats are played inside ``step``): ``opponents`` is a policy
+spec (``hunger-rl policies``) for every other seat, or one spec per opponent slot (the seats
+after the learner, in turn order). ``env.unwrapped.action_masks()`` returns the legal actions.
+
+``make_vec`` without ``vectorization_mode`` builds a ``SyncVectorEnv`` with Gymnasium's
+``SAME_STEP`` autoreset: the step that ends an episode already returns the next episode's first
+observation (the last one is in ``info["final_obs"]``), so ``envs.call("action_masks")`` never
+returns the all-zero mask of a finished game. With ``vectorization_mode="sync"`` or ``"async"``
+Gymnasium's default ``NEXT_STEP`` autoreset applies: after an episode ends the mask is all zero
+for one step, the step whose action the vector env ignores while it resets; pass
+``vector_kwargs={"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}`` to avoid it.
+
+Multi-agent libraries
+---------------------
+``MULTI_AGENT_OPTIONS`` lists the env options each library's own PettingZoo recipe needs;
+``pettingzoo_env`` builds the env with them. ``agilerl_infos`` works around AgileRL 2.58's
+check of grouped agents' masks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import gymnasium as gym
+import numpy as np
+
+from hunger_rl.envs import load_game
+
+if TYPE_CHECKING:
+    from hunger_rl.policies.base import Policy
+
+GYMNASIUM_IDS = {"hungry": "hunger_rl/Hungry-v0", "hunger_show": "hunger_rl/HungerShow-v0"}
+
+# Env options per library (same for both games; Hungry has no eliminations, so ``eliminated``
+# is HUNGER's only).
+MULTI_AGENT_OPTIONS: dict[str, dict[str, str]] = {
+    # PettingZooWrapper(use_mask=True, done_on_any=False) reads the mask from the observation
+    # and sends an action for every possible agent; the env ignores those of agents that left.
+    "torchrl": {},
+    # PettingZooEnv wraps the AEC env and ends the episode when the agent to move terminates.
+    "tianshou": {"eliminated": "stay"},
+    # pettingzoo_env_to_vec_env_v1 needs a constant set of agents and Box observations.
+    "supersuit": {"eliminated": "stay", "action_mask": "info"},
+    # AgileRL reads masks from info["action_mask"].
+    "agilerl": {"eliminated": "stay", "action_mask": "info"},
+}
+
+
+def pettingzoo_env(game: str, library: str, parallel: bool | None = None, **kwargs: Any):
+    """``game``'s PettingZoo env with the options ``library`` needs (``MULTI_AGENT_OPTIONS``).
+
+    Hungry is AEC only. HUNGER is Parallel unless ``parallel=False`` (its AEC view); ``kwargs``
+    go to the env and win over the library's options.
+    """
+    if library not in MULTI_AGENT_OPTIONS:
+        raise ValueError(f"unknown library {library!r}; known: {sorted(MULTI_AGENT_OPTIONS)}")
+    module = load_game(game)
+    options = dict(MULTI_AGENT_OPTIONS[library])
+    if game == "hungry":
+        options.pop("eliminated", None)
+        if parallel:
+            raise ValueError("Hungry is turn-based: it has an AEC env only")
+        return module.env(**{**options, **kwargs})
+    options.update(kwargs)
+    return module.parallel_env(**options) if parallel in (None, True) else module.env(**options)
+
+
+def agilerl_infos(infos: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The infos of an ``action_mask="info"`` env with each mask as a list, for AgileRL 2.58's
+    ``IPPO.get_action(obs, infos)``: it groups agents by name prefix ("player") and checks the
+    group's masks with ``None in masks``, which fails on numpy arrays but not on lists."""
+    return {agent: {**info, "action_mask": info["action_mask"].tolist()}
+            for agent, info in infos.items()}
+
+
+class SpecOpponents:
+    """Opponents named by policy specs: one spec for every slot, or one spec per slot."""
+
+    def __init__(self, game: str, num_players: int, opponents: str | Sequence[str]):
+        specs = [opponents] * (num_players - 1) if isinstance(opponents, str) else list(opponents)
+        if len(specs) != num_players - 1:
+            raise ValueError(f"opponents needs one spec or {num_players - 1} specs for "
+                             f"{num_players} players, got {len(specs)}")
+        from hunger_rl.policies.registry import make_policy
+
+        self.labels = specs
+        self.policies = [make_policy(spec, game, num_players) for spec in specs]
+
+    def draw(self, rng: np.random.Generator, slot: int) -> tuple[str, Policy]:
+        return self.labels[slot], self.policies[slot]
+
+
+def make_single_agent(game: str, num_players: int | None = None,
+                      opponents: str | Sequence[str] = "random", **kwargs: Any) -> gym.Env:
+    """The single-agent view of ``game`` against ``opponents`` (policy specs); ``kwargs`` go to
+    the view (``game_options``, ``illegal_action``, Hungry's ``margin_shaping``)."""
+    from hunger_rl.training.single_agent import make_single_agent_env
+
+    if num_players is None:
+        num_players = 2 if game == "hungry" else 4
+    source = SpecOpponents(game, num_players, opponents)
+    return make_single_agent_env(game, num_players, opponents=source, **kwargs)
+
+
+def make_hungry(**kwargs: Any) -> gym.Env:
+    return make_single_agent("hungry", **kwargs)
+
+
+def make_hunger_show(**kwargs: Any) -> gym.Env:
+    return make_single_agent("hunger_show", **kwargs)
+
+
+def make_vector(game: str, num_envs: int, **kwargs: Any) -> gym.vector.VectorEnv:
+    """``num_envs`` single-agent views in a ``SyncVectorEnv`` with SAME_STEP autoreset."""
+    return gym.vector.SyncVectorEnv(
+        [lambda: make_single_agent(game, **kwargs) for _ in range(num_envs)],
+        autoreset_mode=gym.vector.AutoresetMode.SAME_STEP,
+    )
+
+
+def make_hungry_vector(num_envs: int, **kwargs: Any) -> gym.vector.VectorEnv:
+    return make_vector("hungry", num_envs, **kwargs)
+
+
+def make_hunger_show_vector(num_envs: int, **kwargs: Any) -> gym.vector.VectorEnv:
+    return make_vector("hunger_show", num_envs, **kwargs)
+
+
+def register_gymnasium_envs() -> None:
+    """Register ``GYMNASIUM_IDS`` (done by ``import hunger_rl``; registering twice is harmless)."""
+    entry = {"hungry": "make_hungry", "hunger_show": "make_hunger_show"}
+    for game, env_id in GYMNASIUM_IDS.items():
+        if env_id in gym.registry:
+            continue
+        gym.register(env_id, entry_point=f"hunger_rl.interop:{entry[game]}",
+                     vector_entry_point=f"hunger_rl.interop:{entry[game]}_vector")

@@ -1,0 +1,270 @@
+"""Short trainings of Hungry 2p with TorchRL and with Tianshou, each through its own PettingZoo
+recipe, then the win share of the learned policy against `random` (seats alternating, 95%
+Wilson interval) and a bar figure.
+
+    python scripts/train_interop.py --out runs/interop          # both libraries (minutes)
+    python scripts/train_interop.py --library tianshou --games 100 --eval-games 100
+
+Needs the `interop` extra. The learner is player_0 of a game whose first player is drawn at
+random, so it learns both seats; the other seat plays uniformly random legal cards. Both train
+on Hungry's "score" reward (the zero-sum score margin, denser than win or loss).
+
+- TorchRL: `PettingZooWrapper(hungry_v0.env(...), use_mask=True)` and a `Collector`;
+  the learner is a `ProbabilisticActor` with a `MaskedCategorical`, the opponent the same
+  with constant logits (uniform over its legal actions). Update: PPO's clipped objective on
+  each game's return with a learned value baseline (a game is one episode, 24 decisions).
+- Tianshou: its tic-tac-toe recipe: `PettingZooEnv`, a `DQN` learner against
+  `MARLRandomDiscreteMaskedOffPolicyAlgorithm` in a `MultiAgentOffPolicyAlgorithm`, an
+  off-policy trainer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from hunger_rl.envs import hungry_v0
+from hunger_rl.training.evaluation import wilson_interval
+
+LEARNER = "player_0"
+PLAYS = 48
+# Observation entries reach 55 (scores); this keeps network inputs near unit scale.
+OBSERVATION_SCALE = 10.0
+# Training reward: the zero-sum score margin (/10), denser than win or loss; evaluation is the
+# win share.
+TRAINING_REWARD = "score"
+PPO_EPOCHS = 8
+PPO_MINIBATCH = 64
+PPO_CLIP = 0.2
+
+
+def play_against_random(act, games: int, seed: int) -> float:
+    """Win share of ``act(observation, mask) -> action`` against uniform random, seats
+    alternating game by game."""
+    rng = np.random.default_rng(seed)
+    env = hungry_v0.raw_env(num_players=2)
+    total = 0.0
+    for game in range(games):
+        env.reset(seed=seed + game)
+        learner = env.possible_agents[game % 2]
+        while not env.game.is_over:
+            agent = env.agent_selection
+            observation = env.observe(agent)
+            mask = observation["action_mask"]
+            if agent == learner:
+                action = act(observation["observation"], mask)
+            else:
+                action = int(rng.choice(np.flatnonzero(mask)))
+            env.step(action)
+        total += env.infos[learner]["win_share"]
+    return total / games
+
+
+# -- TorchRL ---------------------------------------------------------------------------------
+
+def train_torchrl(games: int, seed: int, games_per_batch: int = 16, learning_rate: float = 1e-3):
+    from tensordict.nn import TensorDictModule, TensorDictSequential
+    from torch import nn
+    from torchrl.collectors import Collector
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+    from torchrl.modules import MaskedCategorical, ProbabilisticActor
+
+    torch.manual_seed(seed)
+    env = PettingZooWrapper(hungry_v0.env(num_players=2, first_player="random",
+                                          reward=TRAINING_REWARD), use_mask=True, seed=seed)
+    # A Dict observation arrives as (group, "observation", "observation") beside the mask.
+    size = env.observation_spec[LEARNER, "observation", "observation"].shape[-1]
+    actions = env.full_action_spec[LEARNER, "action"].space.n
+    body = nn.Sequential(nn.Linear(size, 128), nn.Tanh(), nn.Linear(128, 128), nn.Tanh())
+    policy_head, value_head = nn.Linear(128, actions), nn.Linear(128, 1)
+    optimizer = torch.optim.Adam([*body.parameters(), *policy_head.parameters(),
+                                  *value_head.parameters()], lr=learning_rate)
+
+    def logits(observation):
+        return policy_head(body(observation / OBSERVATION_SCALE))
+
+    def actor(group, module):
+        return ProbabilisticActor(
+            TensorDictModule(module, in_keys=[(group, "observation", "observation")],
+                             out_keys=[(group, "logits")]),
+            in_keys={"logits": (group, "logits"), "mask": (group, "action_mask")},
+            out_keys=[(group, "action")], distribution_class=MaskedCategorical)
+
+    uniform = actor("player_1", lambda observation: torch.zeros(*observation.shape[:-1], actions))
+    policy = TensorDictSequential(actor(LEARNER, logits), uniform)
+    collector = Collector(env, policy, frames_per_batch=PLAYS * games_per_batch,
+                                  total_frames=PLAYS * games)
+    for batch in collector:
+        done = batch["next", "done"].squeeze(-1)
+        assert done.sum() == games_per_batch and done.view(-1, PLAYS)[:, -1].all()
+        # Each game's return for the learner (R1: its terminal reward), on all its decisions.
+        returns = batch["next", LEARNER, "reward"].reshape(games_per_batch, PLAYS).sum(1)
+        moving = batch[LEARNER, "mask"].reshape(-1)
+        game_of_step = torch.arange(len(batch)) // PLAYS
+        observation = batch[LEARNER, "observation", "observation"].reshape(len(batch), -1)
+        observation = observation[moving]
+        mask = batch[LEARNER, "action_mask"].reshape(len(batch), -1)[moving]
+        action = batch[LEARNER, "action"].reshape(-1)[moving]
+        target = returns[game_of_step[moving]]
+        with torch.no_grad():
+            old_log_prob = MaskedCategorical(logits=logits(observation), mask=mask).log_prob(action)
+        for _ in range(PPO_EPOCHS):
+            for rows in torch.randperm(len(action)).split(PPO_MINIBATCH):
+                hidden = body(observation[rows] / OBSERVATION_SCALE)
+                value = value_head(hidden).squeeze(-1)
+                distribution = MaskedCategorical(logits=policy_head(hidden), mask=mask[rows])
+                advantage = (target[rows] - value).detach()
+                advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+                ratio = (distribution.log_prob(action[rows]) - old_log_prob[rows]).exp()
+                surrogate = torch.min(ratio * advantage,
+                                      ratio.clamp(1 - PPO_CLIP, 1 + PPO_CLIP) * advantage)
+                loss = (-surrogate.mean() + 0.5 * (target[rows] - value).pow(2).mean()
+                        - 0.01 * distribution.entropy().mean())
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+    collector.shutdown()
+
+    @torch.no_grad()
+    def act(observation, mask):
+        scores = logits(torch.as_tensor(observation))
+        scores[torch.as_tensor(mask) == 0] = -torch.inf
+        return int(scores.argmax())
+
+    return act
+
+
+# -- Tianshou --------------------------------------------------------------------------------
+
+def train_tianshou(games: int, seed: int, envs: int = 8):
+    from tianshou.algorithm import (
+        DQN,
+        MARLRandomDiscreteMaskedOffPolicyAlgorithm,
+        MultiAgentOffPolicyAlgorithm,
+    )
+    from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+    from tianshou.algorithm.optim import AdamOptimizerFactory
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv, PettingZooEnv
+    from tianshou.trainer import OffPolicyTrainerParams
+    from tianshou.utils.net.common import Net
+
+    def make_env():
+        return PettingZooEnv(hungry_v0.env(num_players=2, first_player="random",
+                                           reward=TRAINING_REWARD))
+
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    env = make_env()
+    observation_space = env.observation_space["observation"]
+    net = Net(state_shape=observation_space.shape, action_shape=env.action_space.n,
+              hidden_sizes=[128, 128])
+    scaled = ScaledInput(net)
+    learner = DQN(
+        policy=DiscreteQLearningPolicy(model=scaled, action_space=env.action_space,
+                                       eps_training=0.1, eps_inference=0.0),
+        optim=AdamOptimizerFactory(lr=1e-3), n_step_return_horizon=3, gamma=0.99,
+        target_update_freq=320)
+    algorithm = MultiAgentOffPolicyAlgorithm(
+        algorithms=[learner, MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space)],
+        env=env)
+    train_envs = DummyVectorEnv([make_env for _ in range(envs)])
+    test_envs = DummyVectorEnv([make_env for _ in range(2)])
+    train_envs.seed(seed)
+    test_envs.seed(seed + 1)
+    train_collector = Collector(algorithm, train_envs, VectorReplayBuffer(20_000, envs),
+                                exploration_noise=True)
+    test_collector = Collector(algorithm, test_envs, exploration_noise=True)
+    train_collector.reset()
+    steps = PLAYS * games
+    epochs = 5
+    algorithm.run_training(OffPolicyTrainerParams(
+        training_collector=train_collector, test_collector=test_collector, max_epochs=epochs,
+        epoch_num_steps=steps // epochs, collection_step_num_env_steps=10 * envs,
+        test_step_num_episodes=2, batch_size=64,
+        update_step_num_gradient_steps_per_sample=0.1, test_in_training=False,
+        multi_agent_return_reduction=lambda returns: returns[:, 0], show_progress=False))
+    q_network = learner.policy.model
+
+    @torch.no_grad()
+    def act(observation, mask):
+        q_values, _ = q_network(torch.as_tensor(observation)[None])
+        q_values = q_values[0]
+        q_values[torch.as_tensor(mask) == 0] = -torch.inf
+        return int(q_values.argmax())
+
+    return act
+
+
+class ScaledInput(torch.nn.Module):
+    """Tianshou's ``Net`` on observations divided by OBSERVATION_SCALE."""
+
+    def __init__(self, net: torch.nn.Module):
+        super().__init__()
+        self.net = net
+        self.output_dim = net.output_dim
+
+    def forward(self, obs, state=None, info=None):
+        obs = torch.as_tensor(obs, dtype=torch.float32)
+        return self.net(obs / OBSERVATION_SCALE, state)
+
+
+TRAINERS = {"torchrl": train_torchrl, "tianshou": train_tianshou}
+
+
+def plot(results: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(results)
+    shares = [results[n]["win_share"] for n in names]
+    errors = [[s - results[n]["interval"][0] for n, s in zip(names, shares, strict=True)],
+              [results[n]["interval"][1] - s for n, s in zip(names, shares, strict=True)]]
+    figure, axes = plt.subplots(figsize=(5, 3.2))
+    axes.bar(names, shares, yerr=errors, capsize=6, color=["#4c72b0", "#dd8452"][:len(names)])
+    axes.axhline(0.5, color="grey", linestyle="--", linewidth=1, label="random vs random")
+    axes.set_ylim(0, 1)
+    axes.set_ylabel("win share vs random (95% Wilson)")
+    axes.set_title("Hungry 2p: short trainings through each library")
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--library", choices=[*TRAINERS, "both"], default="both")
+    parser.add_argument("--games", type=int, nargs="+", default=[600, 300],
+                        help="training games, per library in the order torchrl, tianshou")
+    parser.add_argument("--eval-games", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=Path("runs/interop"))
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    libraries = list(TRAINERS) if args.library == "both" else [args.library]
+    results = {}
+    games = dict(zip(libraries, args.games * len(libraries), strict=False))
+    for library in libraries:
+        start = time.perf_counter()
+        act = TRAINERS[library](games[library], args.seed)
+        seconds = time.perf_counter() - start
+        share = play_against_random(act, args.eval_games, seed=10_000 + args.seed)
+        low, high = wilson_interval(share * args.eval_games, args.eval_games)
+        results[library] = {"win_share": share, "interval": [low, high],
+                            "training_games": games[library], "eval_games": args.eval_games,
+                            "training_seconds": round(seconds, 1)}
+        print(f"{library}: win share {share:.3f} [{low:.3f}, {high:.3f}] vs random over "
+              f"{args.eval_games} games after {games[library]} training games ({seconds:.0f} s)")
+    (args.out / "results.json").write_text(json.dumps(results, indent=2))
+    plot(results, args.out / "interop_training.png")
+
+
+if __name__ == "__main__":
+    main()

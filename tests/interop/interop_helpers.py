@@ -1,0 +1,27 @@
+"""Shared checks of the interop tests: whole games, zero-sum returns, legal actions only."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
+
+# Smallest and largest player counts of each game.
+PLAYER_COUNTS = {"hungry": (2, 4), "hunger_show": (2, 6)}
+
+
+def assert_zero_sum(returns: np.ndarray) -> None:
+    """A whole game's returns (one per player) sum to zero and somebody won."""
+    returns = np.asarray(returns, dtype=np.float64)
+    assert abs(returns.sum()) < 1e-5, returns
+    assert returns.max() > 0, returns
+
+
+def expected_agent_steps(game_env) -> int:
+    """Agent turns of a finished game: 48 plays of Hungry, or every player every day of HUNGER
+    (eliminated players included, as the library saw them)."""
+    game = game_env.unwrapped.game
+    if hasattr(game, "day"):
+        return game.day * game.num_players
+    assert game.is_over
+    return TOTAL_PLAYS
