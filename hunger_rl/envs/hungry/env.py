@@ -197,7 +197,7 @@ class raw_env(AECEnv):
     @property
     def totals(self) -> dict[str, int]:
         """Per agent, its total score as if the game ended now (the final total at the end)."""
-        return dict(zip(self.possible_agents, self.game.totals()))
+        return dict(zip(self.possible_agents, self.game.totals(), strict=True))
 
     @property
     def breakdown(self) -> dict[str, dict[str, int]]:
