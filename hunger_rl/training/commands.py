@@ -17,6 +17,9 @@ def add_commands(commands) -> None:
         "checkpoint path. Give one spec per seat, or fewer: the last one fills the other seats.",
     )
     _common_arguments(evaluate, default_games=2000)
+    evaluate.add_argument("--record", metavar="DIR",
+                          help="write every game's record (one JSON line per game) to "
+                               "DIR/GAME_Np.jsonl, for `hunger-rl view` and replay")
     evaluate.set_defaults(handler=_evaluate)
 
     tournament = commands.add_parser(
@@ -55,11 +58,18 @@ def _write_outputs(result, args: argparse.Namespace) -> None:
 def _evaluate(args: argparse.Namespace) -> int:
     from hunger_rl.training.evaluation import evaluate
 
+    record_path = None
+    if args.record:
+        os.makedirs(args.record, exist_ok=True)
+        record_path = os.path.join(args.record, f"{args.game}_{args.players}p.jsonl")
     result = evaluate(
         args.game, args.players, args.policies, args.games, seed=args.seed,
-        workers=args.workers, progress=not args.no_progress,
+        workers=args.workers, progress=not args.no_progress, record=record_path is not None,
     )
     _write_outputs(result, args)
+    if record_path:
+        result.write_records(record_path)
+        print(f"wrote {record_path} ({result.games} games)")
     return 0
 
 

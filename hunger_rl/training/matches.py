@@ -15,10 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
-from hunger_rl.envs import load_game
 from hunger_rl.envs.rewards import win_shares
 from hunger_rl.policies.base import Policy
 from hunger_rl.policies.registry import make_policy
+from hunger_rl.records import GameRecord as Record
+from hunger_rl.records import Recorder, make_env, recordable_options
 
 # Games per task sent to a worker: large enough to amortise the hand-off, small enough to
 # keep the progress bar moving and the workers evenly loaded.
@@ -31,12 +32,15 @@ class GameRecord:
 
     ``scores`` is the Hungry total, or for HUNGER: The Show the ranking key (raft sets,
     leftover raft units, food value), ``None`` for a player eliminated before the ranking.
+    ``record`` is the game's full record (``hunger_rl.records``) when the games were played
+    with ``record=True``.
     """
 
     index: int
     seats: tuple[str, ...]
     win_shares: tuple[float, ...]
     scores: tuple
+    record: Record | None = None
 
 
 def play_games(
@@ -48,11 +52,15 @@ def play_games(
     env_kwargs: dict | None = None,
     progress: bool = True,
     description: str = "games",
+    record: bool = False,
 ) -> list[GameRecord]:
-    """Play game ``i`` with ``schedule[i]`` (one spec per seat); records in schedule order."""
+    """Play game ``i`` with ``schedule[i]`` (one spec per seat); records in schedule order.
+    With ``record`` each outcome carries the game's full record (every action and decision)."""
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    _make_env(game, num_players, env_kwargs or {})  # bad game or arguments: fail here, once
+    make_env(game, num_players, env_kwargs or {})  # bad game or arguments: fail here, once
+    if record:
+        recordable_options(env_kwargs)
     for seats in schedule:
         if len(seats) != num_players:
             raise ValueError(f"a game of {num_players} players needs {num_players} seats: {seats}")
@@ -60,7 +68,8 @@ def play_games(
         make_policy(spec, game, num_players)  # fail early on a bad spec
     indexed = [(i, tuple(seats)) for i, seats in enumerate(schedule)]
     tasks = [
-        (game, num_players, indexed[start : start + CHUNK_SIZE], seed, dict(env_kwargs or {}))
+        (game, num_players, indexed[start : start + CHUNK_SIZE], seed, dict(env_kwargs or {}),
+         record)
         for start in range(0, len(indexed), CHUNK_SIZE)
     ]
     bar = tqdm(total=len(schedule), desc=description, disable=not progress, file=sys.stderr)
@@ -107,7 +116,7 @@ def cached_policy(game: str, num_players: int, spec: str, seat: int) -> Policy:
 
 
 def _play_chunk(task) -> list[GameRecord]:
-    game, num_players, games, seed, env_kwargs = task
+    game, num_players, games, seed, env_kwargs, record = task
     play = _play_hungry if game == "hungry" else _play_show
     records = []
     for index, seats in games:
@@ -118,25 +127,17 @@ def _play_chunk(task) -> list[GameRecord]:
         policies = [cached_policy(game, num_players, spec, seat) for seat, spec in enumerate(seats)]
         for policy in policies:
             policy.reset()
-        shares, scores = play(num_players, policies, rngs, env_seed, env_kwargs)
-        records.append(GameRecord(index, tuple(seats), tuple(shares), tuple(scores)))
+        recorder = Recorder(game, num_players, env_kwargs, env_seed, seats) if record else None
+        shares, scores = play(num_players, policies, rngs, env_seed, env_kwargs, recorder)
+        records.append(GameRecord(index, tuple(seats), tuple(shares), tuple(scores),
+                                  recorder.record if recorder else None))
     return records
 
 
-def _make_env(game: str, num_players: int, env_kwargs: dict):
-    """Hungry's AEC ``raw_env`` or HUNGER: The Show's native Parallel env."""
-    module = load_game(game)
-    factory = module.raw_env if game == "hungry" else module.parallel_env
-    try:
-        return factory(num_players=num_players, **env_kwargs)
-    except TypeError as error:  # an unknown keyword argument
-        raise ValueError(f"bad environment arguments {env_kwargs}: {error}") from error
-
-
-def _play_hungry(num_players, policies, rngs, env_seed, env_kwargs):
+def _play_hungry(num_players, policies, rngs, env_seed, env_kwargs, recorder=None):
     from hunger_rl.envs.hungry.view import public_view
 
-    game_env = _make_env("hungry", num_players, env_kwargs)
+    game_env = make_env("hungry", num_players, env_kwargs)
     game_env.reset(seed=env_seed)
     seat_of = {agent: i for i, agent in enumerate(game_env.possible_agents)}
     state = game_env.game
@@ -146,12 +147,17 @@ def _play_hungry(num_players, policies, rngs, env_seed, env_kwargs):
         observation = game_env.observe(agent)
         action = policies[seat].act(observation, rngs[seat], public_view(game_env, agent))
         game_env.step(action)
+        if recorder:
+            recorder.hungry_step(agent, action, game_env.rewards)
+    if recorder:
+        recorder.finish(game_env)
     score = state.score()
     return win_shares(num_players, score.winners), score.totals
 
 
-def _play_show(num_players, policies, rngs, env_seed, env_kwargs):
-    game_env = _make_env("hunger_show", num_players, env_kwargs)
+def _play_show(num_players, policies, rngs, env_seed, env_kwargs, recorder=None):
+    options = recorder.env_options() if recorder else env_kwargs
+    game_env = make_env("hunger_show", num_players, options)
     observations, _ = game_env.reset(seed=env_seed)
     seat_of = {agent: i for i, agent in enumerate(game_env.possible_agents)}
     infos: dict = {}
@@ -160,7 +166,11 @@ def _play_show(num_players, policies, rngs, env_seed, env_kwargs):
             agent: policies[seat_of[agent]].act(observations[agent], rngs[seat_of[agent]])
             for agent in game_env.agents
         }
-        observations, _, _, _, infos = game_env.step(actions)
+        observations, rewards, _, _, infos = game_env.step(actions)
+        if recorder:
+            recorder.show_step(actions, rewards)
+    if recorder:
+        recorder.finish(game_env)
     final = next(iter(infos.values()))
     winners = [seat_of[agent] for agent in final["winners"]]
     scores = [None] * num_players
