@@ -8,6 +8,7 @@ import sys
 
 from hunger_rl.envs import GAMES, load_game
 from hunger_rl.training.commands import add_commands as add_evaluation_commands
+from hunger_rl.ui.commands import add_commands as add_game_commands
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -58,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_demo)
 
     add_evaluation_commands(commands)
+    add_game_commands(commands)
 
     train = commands.add_parser("train", help="self-play PPO from a YAML config (SB3 or Ray RLlib)")
     train.add_argument("config", help="a config file, e.g. configs/hungry_2p.yaml")

@@ -3,8 +3,8 @@
 ``random``, ``greedy``, ``expert``; for Hungry also ``forecast`` (the expert's valuation,
 approximated and compiled) and ``search`` or ``search:N`` (determinized Monte Carlo search with N
 playouts per move, 200 by default); for HUNGER: The Show also ``crowd`` (the argmax of the
-crowd values, the expert's valuation with one round of replies); or the path of a trained
-checkpoint.
+crowd values, the expert's valuation with one round of replies); ``pretrained:NAME``, a trained
+agent shipped with the package (``policies.pretrained``); or the path of a trained checkpoint.
 """
 
 from __future__ import annotations
@@ -47,6 +47,10 @@ def make_policy(spec: str, game: str, num_players: int) -> Policy:
         from hunger_rl.policies.hunger_show import CrowdShowPolicy
 
         return CrowdShowPolicy()
+    if name == "pretrained" and argument:
+        from hunger_rl.policies.pretrained import load_pretrained
+
+        return load_pretrained(argument, game, num_players)
     if name == "search" and game == "hungry":
         from hunger_rl.policies.hungry_search import SearchHungryPolicy
 
@@ -54,6 +58,28 @@ def make_policy(spec: str, game: str, num_players: int) -> Policy:
     if _looks_like_path(spec):
         return _load_checkpoint(spec, game, num_players)
     raise ValueError(f"unknown policy spec {spec!r} for {game}; {_valid_specs_text(game)}")
+
+
+SPEC_DESCRIPTIONS = {
+    "random": "uniformly random over the legal actions",
+    "greedy": "the action with the best immediate gain",
+    "expert": "hand-written strategy: the strongest scripted baseline",
+    "forecast": "the expert's valuation, approximated and compiled (fast)",
+    "search": f"determinized Monte Carlo search, N playouts per move ({DEFAULT_SEARCH_SIMULATIONS} "
+              "by default; slow)",
+    "crowd": "the argmax of the crowd values (the expert's valuation, one round of replies)",
+}
+
+
+def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
+    """Every policy spec for ``game`` with ``num_players``, each with a one-line description."""
+    from hunger_rl.policies.pretrained import PREFIX, catalogue, pretrained_names
+
+    rows = [("search:N" if n == "search" else n, SPEC_DESCRIPTIONS[n]) for n in policy_specs(game)]
+    rows += [(PREFIX + n, catalogue()[n]["description"])
+             for n in pretrained_names(game, num_players)]
+    rows.append(("PATH", "a policy trained by `hunger-rl train` (its folder or policy file)"))
+    return rows
 
 
 def _scripted(game: str, name: str) -> Policy:
@@ -92,7 +118,8 @@ def _load_checkpoint(path: str, game: str, num_players: int) -> Policy:
 
 def _valid_specs_text(game: str) -> str:
     names = [("search:N" if n == "search" else n) for n in policy_specs(game)]
-    return f"valid specs: {', '.join(names)}, or the path of a checkpoint"
+    return (f"valid specs: {', '.join(names)}, pretrained:NAME (see `hunger-rl policies`), or "
+            "the path of a checkpoint")
 
 
 def _check_game(game: str) -> None:
