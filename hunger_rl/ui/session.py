@@ -175,11 +175,8 @@ class PlaySession:
     def _save(self) -> None:
         record = self.recorder.finish(self.env)
         self.record_dir.mkdir(parents=True, exist_ok=True)
-        number = 0
-        while True:
-            path = self.record_dir / f"{self.game}_{self.num_players}p_seed{self.seed}_{number}.jsonl"
-            if not path.exists():
-                break
+        stem, number = f"{self.game}_{self.num_players}p_seed{self.seed}", 0
+        while (path := self.record_dir / f"{stem}_{number}.jsonl").exists():
             number += 1
         write_records(path, [record])
         self.record_path = path

@@ -10,6 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from hunger_rl.envs.hunger_show.tokens import (
+    CATEGORY_NAMES,
+    LOCATION_NAMES,
+    PILE_SIZES,
+    RAFT,
+    RAFT_KIND_NAMES,
+)
 from hunger_rl.envs.hungry.engine import (
     ACTION_RESORT,
     COLOURS,
@@ -18,13 +25,6 @@ from hunger_rl.envs.hungry.engine import (
     card_name,
     describe_action,
     resort_name,
-)
-from hunger_rl.envs.hunger_show.tokens import (
-    CATEGORY_NAMES,
-    LOCATION_NAMES,
-    PILE_SIZES,
-    RAFT,
-    RAFT_KIND_NAMES,
 )
 
 
