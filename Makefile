@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RLLIB_STAMP := $(VENV)/.installed-rllib
 
-.PHONY: run test test-slow lint bench clean
+.PHONY: run test test-slow test-browser screenshots lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,20 @@ test: $(RLLIB_STAMP)
 
 test-slow: $(RLLIB_STAMP)
 	$(BIN)/python -m pytest -q -n auto -m slow
+
+# The viewer and the play page in headless Chromium: Debian's chromium, driven by Playwright
+# (which is told to use it: no browser download).
+BROWSER_STAMP := $(VENV)/.installed-browser
+$(BROWSER_STAMP): $(STAMP)
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+	$(BIN)/python -m pip install --quiet -e '.[train,dev,browser]'
+	touch $(BROWSER_STAMP)
+
+test-browser: $(BROWSER_STAMP)
+	$(BIN)/python -m pytest -q -n 0 -m browser
+
+screenshots: $(BROWSER_STAMP)
+	$(BIN)/python scripts/screenshots.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
