@@ -27,7 +27,13 @@ def _train(args: argparse.Namespace) -> int:
     if args.final_games is not None:
         config = config.replace(evaluation=dataclasses.replace(
             config.evaluation, final_games=args.final_games))
+    if args.beside:
+        from hunger_rl.policies.registry import make_policy
+
+        make_policy(args.beside, config.game, config.num_players)  # a bad spec fails before
     if config.backend == "rllib":
+        if args.beside:
+            raise ValueError("--beside works with the sb3 backend only")
         if args.resume:
             raise ValueError("--resume works with the sb3 backend only")
         try:
@@ -36,9 +42,13 @@ def _train(args: argparse.Namespace) -> int:
             raise ValueError(str(error)) from error
         train_rllib(config, progress=not args.no_progress)
         return 0
-    from hunger_rl.training.train import train
+    from hunger_rl.training.train import final_evaluation, format_beside, train
 
-    train(config, resume=args.resume, progress=not args.no_progress)
+    table = train(config, resume=args.resume, progress=not args.no_progress)
+    if args.beside:
+        other = final_evaluation(config, args.beside, progress=not args.no_progress)
+        print(f"\nThe same games with {args.beside} in the trained policy's seats:")
+        print(format_beside(table, args.beside, other))
     return 0
 
 
@@ -68,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--out", help="override the output folder")
     train.add_argument("--final-games", type=_positive_int,
                        help="override evaluation.final_games (games per baseline at the end)")
+    train.add_argument("--beside", metavar="SPEC",
+                       help="also evaluate this policy (e.g. pretrained:hungry_2p) against the "
+                            "same opponents and print both side by side")
     train.add_argument("--no-progress", action="store_true", help="no progress bars")
     train.set_defaults(handler=_train)
     return parser
