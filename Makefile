@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# CPU torch first, so that nothing below pulls a multi-GB CUDA build.
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[train,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[train,dev,play]'
 	touch $(STAMP)
 
 # The tests also cover the optional Ray RLlib backend (Ray pins gymnasium 1.2.2).
@@ -20,10 +20,11 @@ $(RLLIB_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[train,dev,rllib]'
 	touch $(RLLIB_STAMP)
 
-# The default config (about 4 minutes of training on 2 cores), then its evaluation table
-# against random, greedy and expert, with 200 games each instead of the config's 2,000.
+# A short training (configs/quick_hungry_2p.yaml), then its evaluation table against random,
+# greedy and expert (200 games each) beside the shipped agent's in the same games. The full
+# default configs stay for `hunger-rl train configs/hungry_2p.yaml`.
 run: $(STAMP)
-	$(BIN)/hunger-rl train configs/hungry_2p.yaml --final-games 200 --out runs/make_run
+	$(BIN)/hunger-rl train configs/quick_hungry_2p.yaml --beside pretrained:hungry_2p --out runs/make_run
 
 test: $(RLLIB_STAMP)
 	$(BIN)/python -m pytest -q -n auto -m "not slow"
