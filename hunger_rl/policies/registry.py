@@ -62,8 +62,8 @@ def make_policy(spec: str, game: str, num_players: int) -> Policy:
 
 SPEC_DESCRIPTIONS = {
     "random": "uniformly random over the legal actions",
-    "greedy": "the action with the best immediate gain",
-    "expert": "hand-written strategy: the strongest scripted baseline",
+    "greedy": "one-step greedy: the action with the best immediate gain",
+    "expert": "hand-written expected-value player, the strongest quick scripted baseline",
     "forecast": "the expert's valuation, approximated and compiled (fast)",
     "search": f"determinized Monte Carlo search, N playouts per move ({DEFAULT_SEARCH_SIMULATIONS} "
               "by default; slow)",
