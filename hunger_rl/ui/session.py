@@ -62,6 +62,10 @@ class PlaySession:
         sequence = np.random.SeedSequence(seed)
         self.rngs = [np.random.default_rng(s) for s in sequence.spawn(num_players)]
         self.record_dir = Path(record_dir)
+        try:  # an unusable folder fails now, not after the game
+            self.record_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ValueError(f"cannot write records to {str(record_dir)!r}: {error}") from None
         self.record_path: Path | None = None
         self.lock = threading.Lock()
         self.recent: list[str] = []  # the policies' moves since the human's last one
@@ -174,7 +178,6 @@ class PlaySession:
 
     def _save(self) -> None:
         record = self.recorder.finish(self.env)
-        self.record_dir.mkdir(parents=True, exist_ok=True)
         stem, number = f"{self.game}_{self.num_players}p_seed{self.seed}", 0
         while (path := self.record_dir / f"{stem}_{number}.jsonl").exists():
             number += 1

@@ -45,8 +45,8 @@ def test_a_whole_game_through_the_server_is_recorded_and_replays(game, players, 
     assert page.status_code == 200 and b"renderSnapshot" in page.data
 
 
-def test_the_human_sees_only_its_own_hand():
-    session = PlaySession("hungry", 3, 2, ["expert"], seed=0, record_dir="unused")
+def test_the_human_sees_only_its_own_hand(tmp_path):
+    session = PlaySession("hungry", 3, 2, ["expert"], seed=0, record_dir=tmp_path)
     state = session.state(2)
     hands = state["snapshot"]["hands"]
     assert hands[0] is None and hands[1] is None and len(hands[2]) == 8
@@ -58,8 +58,8 @@ def test_the_human_sees_only_its_own_hand():
     assert legal == {2 * card + d for card in held for d in (0, 1)}
 
 
-def test_show_values_hidden_unless_remembered():
-    session = PlaySession("hunger_show", 4, 0, ["expert"], seed=2, record_dir="unused")
+def test_show_values_hidden_unless_remembered(tmp_path):
+    session = PlaySession("hunger_show", 4, 0, ["expert"], seed=2, record_dir=tmp_path)
     session.move(0, session.legal_actions()[0])
     snapshot = session.state(0)["snapshot"]
     game = session.env.game
@@ -101,6 +101,9 @@ def test_session_arguments_are_checked(tmp_path):
         PlaySession("hungry", 2, 0, ["greedy", "random", "expert"], record_dir=tmp_path)
     with pytest.raises(ValueError, match="unknown policy spec"):
         PlaySession("hungry", 2, 0, ["nobody"], record_dir=tmp_path)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ValueError, match="cannot write records to"):
+        PlaySession("hungry", 2, 0, ["greedy"], record_dir=tmp_path / "file" / "games")
     session = PlaySession("hungry", 2, 0, ["greedy"], record_dir=tmp_path)
     with pytest.raises(PlayError, match="not a legal move"):
         session.move(0, 99)
