@@ -60,7 +60,10 @@ def _evaluate(args: argparse.Namespace) -> int:
 
     record_path = None
     if args.record:
-        os.makedirs(args.record, exist_ok=True)
+        try:  # an unusable folder fails before the games, not after
+            os.makedirs(args.record, exist_ok=True)
+        except OSError as error:
+            raise ValueError(f"--record {args.record!r}: {error}") from None
         record_path = os.path.join(args.record, f"{args.game}_{args.players}p.jsonl")
     result = evaluate(
         args.game, args.players, args.policies, args.games, seed=args.seed,

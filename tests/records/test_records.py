@@ -198,3 +198,23 @@ def test_custom_decisions_cannot_be_recorded():
     with pytest.raises(ValueError, match="custom decision objects cannot be recorded"):
         evaluate("hunger_show", 2, ["random"], 2, progress=False, record=True,
                  env_kwargs={"decisions": [DefaultDecisions()] * 2})
+
+
+def test_evaluate_record_command_writes_replayable_records(tmp_path, capsys):
+    from hunger_rl.cli import main
+
+    folder = tmp_path / "games"
+    assert main(["evaluate", "--game", "hunger_show", "--players", "3", "--policies", "expert",
+                 "random", "--games", "6", "--workers", "1", "--no-progress", "--record",
+                 str(folder)]) == 0
+    assert f"wrote {folder / 'hunger_show_3p.jsonl'} (6 games)" in capsys.readouterr().out
+    records = load_records(folder / "hunger_show_3p.jsonl")
+    assert [r.players for r in records[:3]] == [["expert", "random", "random"],
+                                                 ["random", "expert", "random"],
+                                                 ["random", "random", "expert"]]
+    for record in records:
+        replay(record)
+    (tmp_path / "file").write_text("")
+    assert main(["evaluate", "--game", "hungry", "--policies", "random", "--games", "2",
+                 "--record", str(tmp_path / "file" / "games")]) == 2
+    assert "--record" in capsys.readouterr().err
