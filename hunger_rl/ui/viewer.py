@@ -27,21 +27,23 @@ def embed_json(data: Any) -> str:
     return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
 
 
-def step_label(record: GameRecord, index: int) -> str:
-    """What happened at step ``index`` (0 is the deal)."""
+def step_label(record: GameRecord, index: int, env) -> str:
+    """What happened at step ``index`` (0 is the deal), read after it was replayed."""
     if index == 0:
         return "the deal"
-    step = record.steps[index - 1]
     if record.game == "hungry":
         from hunger_rl.envs.hungry.engine import describe_action
 
+        step = record.steps[index - 1]
         return f"{step['agent']} plays {describe_action(step['action'])}"
-    return f"day {index}"
+    log = env.last_log
+    eliminated = f", {', '.join(log['eliminated'])} eliminated" if log["eliminated"] else ""
+    return f"day {log['day']}: event {log['event']}{eliminated}"
 
 
 def viewer_data(record: GameRecord) -> dict[str, Any]:
     """Every step's snapshot, replayed (and so checked) through the engine."""
-    steps = [{"label": step_label(record, index), "snapshot": snapshot(record.game, env)}
+    steps = [{"label": step_label(record, index, env), "snapshot": snapshot(record.game, env)}
              for index, env in enumerate(replay_steps(record))]
     return {"game": record.game, "players": [f"player_{s}" for s in range(record.num_players)],
             "seats": record.players, "steps": steps}
