@@ -8,8 +8,11 @@ function cardChip(name) {
   const [colour, stars] = name.split("-");
   return `<span class="card c-${esc(colour)}" title="${esc(name)}">${esc(stars)}\u2605</span>`;
 }
+// seats: optional policy spec of each seat, shown beside the player's name.
+let seatLabels = null;
 function playerName(snap, seat) {
-  return snap.game === "hungry" ? snap.players[seat] : snap.players[seat].name;
+  const name = snap.game === "hungry" ? snap.players[seat] : snap.players[seat].name;
+  return seatLabels ? `${name} (${seatLabels[seat]})` : name;
 }
 
 function renderHungry(s, viewAs) {
@@ -27,7 +30,7 @@ function renderHungry(s, viewAs) {
     const hand = s.hands[p] && (viewAs === null || viewAs === p)
       ? s.hands[p].map(cardChip).join(" ")
       : `<span class="hidden-hand">${s.hand_sizes[p]} card(s), hidden</span>`;
-    html += `<tr${win}><td>${esc(s.players[p])}</td><td class="score">${s.scores[p]}</td>` +
+    html += `<tr${win}><td>${esc(playerName(s, p))}</td><td class="score">${s.scores[p]}</td>` +
       `<td class="hand" data-player="${p}">${hand}</td></tr>`;
   }
   html += `</table><div class="grid" id="resorts">`;
@@ -83,7 +86,7 @@ function renderShow(s, viewAs) {
     const character = pl.character ? ` <small>(${esc(pl.character)})</small>` : "";
     const status = pl.alive ? "" : " <small>eliminated</small>";
     const key = pl.ranking_key && (viewAs === null || viewAs === p) ? pl.ranking_key.join(", ") : "";
-    html += `<tr class="${classes}" data-player="${p}"><td>${esc(pl.name)}${character}${status}</td>` +
+    html += `<tr class="${classes}" data-player="${p}"><td>${esc(playerName(s, p))}${character}${status}</td>` +
       ["fruit", "chicken", "raft", "can", "coconut"].map((c) => `<td>${pl.counts[c]}</td>`).join("") +
       `<td class="tokens">${pl.tokens.map((t) => tokenChip(t, viewAs)).join("")}</td><td>${key}</td></tr>`;
   }
@@ -116,6 +119,7 @@ function renderShow(s, viewAs) {
   return html;
 }
 
-function renderSnapshot(snap, viewAs) {
+function renderSnapshot(snap, viewAs, seats) {
+  seatLabels = seats || null;
   return snap.game === "hungry" ? renderHungry(snap, viewAs) : renderShow(snap, viewAs);
 }
