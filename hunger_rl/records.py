@@ -176,7 +176,7 @@ def _recorded(name: str):
         finally:
             self._depth -= 1
         if not self._depth:
-            self.log.append([name, player, _plain(answer)])
+            self.log.append([name, player, plain_json(answer)])
         return answer
 
     method.__name__ = method.__qualname__ = name
@@ -188,10 +188,12 @@ for _name in DECISION_METHODS:
     setattr(RecordingDecisions, _name, _recorded(_name))
 
 
-def _plain(value: Any) -> Any:
-    """A decision's answer as JSON would give it back (tuples as lists)."""
+def plain_json(value: Any) -> Any:
+    """``value`` as JSON would give it back: tuples as lists (a decision, a day log)."""
+    if isinstance(value, dict):
+        return {key: plain_json(v) for key, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain_json(v) for v in value]
     return value
 
 

@@ -26,6 +26,7 @@ from hunger_rl.envs.hungry.engine import (
     describe_action,
     resort_name,
 )
+from hunger_rl.records import plain_json
 
 
 def snapshot(game: str, env, viewer: int | None = None) -> dict[str, Any]:
@@ -125,18 +126,10 @@ def show_snapshot(env, viewer: int | None = None) -> dict[str, Any]:
         "coconuts": len(game.coconuts),
         "events_left": len(game.deck),
         "players": players,
-        "log": _plain(log) if log is not None else None,
+        "log": plain_json(log) if log is not None else None,
         "done": game.done,
         "winners": list(game.winners) if game.done else None,
         "ranking": ({env.possible_agents[p]: list(k) for p, k in sorted(game.final_keys.items())}
                     if game.done else None),
     }
 
-
-def _plain(value: Any) -> Any:
-    """The day log with tuples as lists, as JSON holds it."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
