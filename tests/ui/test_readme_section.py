@@ -42,6 +42,7 @@ def test_the_section_has_commands_and_a_snippet():
     assert len(_blocks("python")) == 1
 
 
+@pytest.mark.slow  # four commands load trained policies in fresh processes: over a minute
 def test_the_commands_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for command in _commands():
