@@ -8,14 +8,14 @@ INTEROP_STAMP := $(VENV)/.installed-interop
 
 AGILERL_VENV := .venv-agilerl
 
-.PHONY: run test test-slow test-agilerl lint bench clean
+.PHONY: run test test-slow test-agilerl test-browser screenshots lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# CPU torch first, so that nothing below pulls a multi-GB CUDA build.
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[train,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[train,dev,play]'
 	touch $(STAMP)
 
 # The tests also cover the optional Ray RLlib backend (Ray pins gymnasium 1.2.2).
@@ -25,15 +25,24 @@ $(RLLIB_STAMP): $(STAMP)
 
 # TorchRL, Tianshou and SuperSuit for tests/interop (about 30 s on top of the rest).
 $(INTEROP_STAMP): $(RLLIB_STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[train,dev,rllib,interop]'
+	$(BIN)/python -m pip install --quiet -e '.[train,dev,rllib,interop,play]'
 	touch $(INTEROP_STAMP)
 
-# The default config (about 4 minutes of training on 2 cores), then its evaluation table
-# against random, greedy and expert, with 200 games each instead of the config's 2,000.
-run: $(STAMP)
-	$(BIN)/hunger-rl train hungry_2p --final-games 200 --out runs/make_run
+# The viewer and the play page in headless Chromium: Debian's chromium, driven by Playwright
+# (which is told to use it: no browser download).
+BROWSER_STAMP := $(VENV)/.installed-browser
+$(BROWSER_STAMP): $(STAMP)
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+	$(BIN)/python -m pip install --quiet -e '.[train,dev,browser]'
+	touch $(BROWSER_STAMP)
 
-test: $(INTEROP_STAMP)
+# A short training (the quick_hungry_2p config), then its evaluation table against random,
+# greedy and expert (200 games each) beside the shipped agent's in the same games. The full
+# default configs stay for `hunger-rl train hungry_2p`.
+run: $(STAMP)
+	$(BIN)/hunger-rl train quick_hungry_2p --beside pretrained:hungry_2p --out runs/make_run
+
+test: $(INTEROP_STAMP) $(BROWSER_STAMP)
 	$(BIN)/python -m pytest -q -n auto -m "not slow"
 
 test-slow: $(INTEROP_STAMP)
@@ -49,6 +58,13 @@ $(AGILERL_VENV)/.installed: pyproject.toml
 
 test-agilerl: $(AGILERL_VENV)/.installed
 	$(AGILERL_VENV)/bin/python -m pytest -q tests/interop/test_agilerl.py
+
+
+test-browser: $(BROWSER_STAMP)
+	$(BIN)/python -m pytest -q -n 0 -m browser
+
+screenshots: $(BROWSER_STAMP)
+	$(BIN)/python scripts/screenshots.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

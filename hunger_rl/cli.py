@@ -14,6 +14,7 @@ from hunger_rl.configs import config_names, config_summary, resolve_config
 from hunger_rl.envs import GAMES, game_spec, player_counts_text
 from hunger_rl.training.commands import MAX_PLAYERS, MAX_SEED, bounded_int, output_folder
 from hunger_rl.training.commands import add_commands as add_evaluation_commands
+from hunger_rl.ui.commands import add_commands as add_game_commands
 
 # The optional extra that provides each module a command may need.
 EXTRA_OF_MODULE = {
@@ -54,7 +55,13 @@ def _train(args: argparse.Namespace) -> int:
     output_folder("--out" if args.out else "out", config.out)
     if args.resume and not Path(args.resume).is_dir():
         raise ValueError(f"--resume {args.resume}: no such folder")
+    if args.beside:
+        from hunger_rl.policies.registry import make_policy
+
+        make_policy(args.beside, config.game, config.num_players)  # a bad spec fails before
     if config.backend == "rllib":
+        if args.beside:
+            raise ValueError("--beside works with the sb3 backend only")
         if args.resume:
             raise ValueError("--resume works with the sb3 backend only")
         try:
@@ -63,9 +70,13 @@ def _train(args: argparse.Namespace) -> int:
             raise ValueError(str(error)) from error
         train_rllib(config, progress=not args.no_progress)
         return 0
-    from hunger_rl.training.train import train
+    from hunger_rl.training.train import final_evaluation, format_beside, train
 
-    train(config, resume=args.resume, progress=not args.no_progress)
+    table = train(config, resume=args.resume, progress=not args.no_progress)
+    if args.beside:
+        other = final_evaluation(config, args.beside, progress=not args.no_progress)
+        print(f"\nThe same games with {args.beside} in the trained policy's seats:")
+        print(format_beside(table, args.beside, other))
     return 0
 
 
@@ -83,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(handler=_demo)
 
     add_evaluation_commands(commands)
+    add_game_commands(commands)
 
     configs = commands.add_parser("configs", help="list the shipped training configs")
     configs.set_defaults(handler=_configs)
@@ -97,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--out", help="override the output folder")
     train.add_argument("--final-games", type=bounded_int(1),
                        help="override evaluation.final_games (games per baseline at the end)")
+    train.add_argument("--beside", metavar="SPEC",
+                       help="also evaluate this policy (e.g. pretrained:hungry_2p) against the "
+                            "same opponents and print both side by side")
     train.add_argument("--no-progress", action="store_true", help="no progress bars")
     train.set_defaults(handler=_train)
     return parser

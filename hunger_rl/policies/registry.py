@@ -3,8 +3,8 @@
 ``random``, ``greedy``, ``expert``; for Hungry also ``forecast`` (the expert's valuation,
 approximated and compiled) and ``search`` or ``search:N`` (determinized Monte Carlo search with N
 playouts per move, 200 by default); for HUNGER: The Show also ``crowd`` (the argmax of the
-crowd values, the expert's valuation with one round of replies); or the path of a trained
-checkpoint.
+crowd values, the expert's valuation with one round of replies); ``pretrained:NAME``, a trained
+agent shipped with the package (``policies.pretrained``); or the path of a trained checkpoint.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ class ScriptedPolicy:
     first asked for), and, if the spec takes ``NAME:N``, the keyword N is passed as."""
 
     target: str
+    description: str
     count_keyword: str | None = None
     default_count: int | None = None
 
@@ -37,23 +38,31 @@ class ScriptedPolicy:
         return policy_class(**{self.count_keyword: _count(spec, argument, self.default_count)})
 
 
-_RANDOM = ScriptedPolicy("hunger_rl.policies.base:RandomPolicy")
+_RANDOM = ScriptedPolicy("hunger_rl.policies.base:RandomPolicy",
+                         "uniformly random over the legal actions")
+_GREEDY = "one-step greedy: the action with the best immediate gain"
+_EXPERT = "hand-written expected-value player, the strongest quick scripted baseline"
 # Each game's scripted policies, by the name a spec gives them (games of ``envs.GAMES``).
 POLICY_TABLES: dict[str, dict[str, ScriptedPolicy]] = {
     "hungry": {
         "random": _RANDOM,
-        "greedy": ScriptedPolicy("hunger_rl.policies.hungry:GreedyHungryPolicy"),
-        "expert": ScriptedPolicy("hunger_rl.policies.hungry:ExpertHungryPolicy"),
-        "forecast": ScriptedPolicy("hunger_rl.policies.hungry:ForecastHungryPolicy"),
+        "greedy": ScriptedPolicy("hunger_rl.policies.hungry:GreedyHungryPolicy", _GREEDY),
+        "expert": ScriptedPolicy("hunger_rl.policies.hungry:ExpertHungryPolicy", _EXPERT),
+        "forecast": ScriptedPolicy("hunger_rl.policies.hungry:ForecastHungryPolicy",
+                                   "the expert's valuation, approximated and compiled (fast)"),
         "search": ScriptedPolicy("hunger_rl.policies.hungry_search:SearchHungryPolicy",
+                                 "determinized Monte Carlo search, N playouts per move "
+                                 f"({DEFAULT_SEARCH_SIMULATIONS} by default; slow)",
                                  count_keyword="simulations",
                                  default_count=DEFAULT_SEARCH_SIMULATIONS),
     },
     "hunger_show": {
         "random": _RANDOM,
-        "greedy": ScriptedPolicy("hunger_rl.policies.hunger_show:GreedyShowPolicy"),
-        "expert": ScriptedPolicy("hunger_rl.policies.hunger_show:ExpertShowPolicy"),
-        "crowd": ScriptedPolicy("hunger_rl.policies.hunger_show:CrowdShowPolicy"),
+        "greedy": ScriptedPolicy("hunger_rl.policies.hunger_show:GreedyShowPolicy", _GREEDY),
+        "expert": ScriptedPolicy("hunger_rl.policies.hunger_show:ExpertShowPolicy", _EXPERT),
+        "crowd": ScriptedPolicy("hunger_rl.policies.hunger_show:CrowdShowPolicy",
+                                "the argmax of the crowd values (the expert's valuation, one "
+                                "round of replies)"),
     },
 }
 
@@ -77,9 +86,25 @@ def make_policy(spec: str, game: str, num_players: int) -> Policy:
     entry = table.get(name)
     if entry is not None and (entry.count_keyword or not argument):
         return entry.make(spec, argument)
+    if name == "pretrained" and argument:
+        from hunger_rl.policies.pretrained import load_pretrained
+
+        return load_pretrained(argument, game, num_players)
     if _looks_like_path(spec):
         return _load_checkpoint(spec, game, num_players)
     raise ValueError(f"unknown policy spec {spec!r} for {game}; {_valid_specs_text(game)}")
+
+
+def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
+    """Every policy spec for ``game`` with ``num_players``, each with a one-line description."""
+    from hunger_rl.policies.pretrained import PREFIX, catalogue, pretrained_names
+
+    rows = [(name + (":N" if entry.count_keyword else ""), entry.description)
+            for name, entry in _table(game).items()]
+    rows += [(PREFIX + n, catalogue()[n]["description"])
+             for n in pretrained_names(game, num_players)]
+    rows.append(("PATH", "a policy trained by `hunger-rl train` (its folder or policy file)"))
+    return rows
 
 
 def _count(spec: str, argument: str, default: int) -> int:
@@ -108,7 +133,8 @@ def _load_checkpoint(path: str, game: str, num_players: int) -> Policy:
 
 
 def _valid_specs_text(game: str) -> str:
-    return f"valid specs: {', '.join(spec_names(game))}, or the path of a checkpoint"
+    return (f"valid specs: {', '.join(spec_names(game))}, pretrained:NAME (see `hunger-rl "
+            "policies`), or the path of a checkpoint")
 
 
 def _table(game: str) -> dict[str, ScriptedPolicy]:

@@ -88,6 +88,9 @@ def add_commands(commands) -> None:
         "one fills the other seats.",
     )
     _common_arguments(evaluate, default_games=2000)
+    evaluate.add_argument("--record", metavar="DIR",
+                          help="write every game's record (one JSON line per game) to "
+                               "DIR/GAME_Np.jsonl, for `hunger-rl view` and replay")
     evaluate.set_defaults(handler=_evaluate)
 
     tournament = commands.add_parser(
@@ -145,21 +148,34 @@ def _write_outputs(result, paths: dict[str, Path]) -> None:
 def _evaluate(args: argparse.Namespace) -> int:
     from hunger_rl.training.evaluation import evaluate
 
-    return _play_and_report(evaluate, args)
+    record_path = None
+    if args.record:
+        try:  # an unusable folder fails before the games, not after
+            os.makedirs(args.record, exist_ok=True)
+        except OSError as error:
+            raise ValueError(f"--record {args.record!r}: {error}") from None
+        record_path = os.path.join(args.record, f"{args.game}_{args.players}p.jsonl")
+    result = _play_and_report(evaluate, args, record=record_path is not None)
+    if record_path:
+        result.write_records(record_path)
+        print(f"wrote {record_path} ({result.games} games)")
+    return 0
 
 
 def _tournament(args: argparse.Namespace) -> int:
     from hunger_rl.training.tournament import tournament
 
-    return _play_and_report(tournament, args)
+    _play_and_report(tournament, args)
+    return 0
 
 
-def _play_and_report(play, args: argparse.Namespace) -> int:
-    """Run ``evaluate`` or ``tournament`` (same arguments) and print and write its results."""
+def _play_and_report(play, args: argparse.Namespace, **options):
+    """Run ``evaluate`` or ``tournament`` (same arguments, plus ``options``), print and write
+    its results, and return them."""
     paths = _output_paths(args)
     result = play(
         args.game, args.players, args.policies, args.games, seed=args.seed,
-        workers=args.workers, progress=not args.no_progress,
+        workers=args.workers, progress=not args.no_progress, **options,
     )
     _write_outputs(result, paths)
-    return 0
+    return result

@@ -91,6 +91,19 @@ class EvaluationResult:
                 return row
         raise KeyError(f"no row for policy {spec!r}; rows: {[r.policy for r in self.rows]}")
 
+    def game_records(self) -> list:
+        """The full record of every game (``hunger_rl.records.GameRecord``), when evaluated
+        with ``record=True``."""
+        if not self.records or self.records[0].record is None:
+            raise ValueError("these games were not recorded; evaluate with record=True")
+        return [outcome.record for outcome in self.records]
+
+    def write_records(self, path: str) -> None:
+        """Write every game's record to ``path``, one JSON line per game."""
+        from hunger_rl.records import write_records
+
+        write_records(path, self.game_records())
+
     def to_table(self) -> str:
         seats = [f"seat {s}" for s in range(self.num_players)]
         header = ["policy", "games", "win share", "95% CI", self.score_label, *seats]
@@ -180,8 +193,13 @@ def evaluate(
     workers: int = 1,
     env_kwargs: dict | None = None,
     progress: bool = True,
+    record: bool = False,
 ) -> EvaluationResult:
-    """Play ``games`` seat-rotated games of the lineup ``policies`` and aggregate per spec."""
+    """Play ``games`` seat-rotated games of the lineup ``policies`` and aggregate per spec.
+
+    With ``record`` every game's full record (``hunger_rl.records``) is kept:
+    ``result.game_records()`` lists them and ``result.write_records(path)`` saves them.
+    """
     from hunger_rl.envs import game_spec
 
     game_info = game_spec(game)
@@ -200,6 +218,7 @@ def evaluate(
         env_kwargs=env_kwargs,
         progress=progress,
         description=f"evaluate {game}",
+        record=record,
     )
     return EvaluationResult(
         game=game,

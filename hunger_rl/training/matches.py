@@ -15,10 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
-from hunger_rl.envs import GameSpec, game_spec
+from hunger_rl.envs import game_spec
 from hunger_rl.envs.rewards import win_shares
 from hunger_rl.policies.base import Policy
 from hunger_rl.policies.registry import make_policy
+from hunger_rl.records import GameRecord as Record
+from hunger_rl.records import Recorder, make_env, recordable_options
 
 # Games per task sent to a worker: large enough to amortise the hand-off, small enough to
 # keep the progress bar moving and the workers evenly loaded.
@@ -31,12 +33,15 @@ class GameRecord:
 
     ``scores`` is the Hungry total, or for HUNGER: The Show the ranking key (raft sets,
     leftover raft units, food value), ``None`` for a player eliminated before the ranking.
+    ``record`` is the game's full record (``hunger_rl.records``) when the games were played
+    with ``record=True``.
     """
 
     index: int
     seats: tuple[str, ...]
     win_shares: tuple[float, ...]
     scores: tuple
+    record: Record | None = None
 
 
 def play_games(
@@ -48,12 +53,15 @@ def play_games(
     env_kwargs: dict | None = None,
     progress: bool = True,
     description: str = "games",
+    record: bool = False,
 ) -> list[GameRecord]:
-    """Play game ``i`` with ``schedule[i]`` (one spec per seat); records in schedule order."""
+    """Play game ``i`` with ``schedule[i]`` (one spec per seat); records in schedule order.
+    With ``record`` each outcome carries the game's full record (every action and decision)."""
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    # A bad game or bad arguments fail here, once.
-    _make_env(game_spec(game), num_players, env_kwargs or {})
+    make_env(game, num_players, env_kwargs or {})  # bad game or arguments: fail here, once
+    if record:
+        recordable_options(env_kwargs)
     # Policies are built afresh for every schedule: a policy file may have changed since the
     # last one (a training run rewrites its policy.safetensors before each evaluation).
     _POLICY_CACHE.clear()
@@ -64,7 +72,8 @@ def play_games(
         make_policy(spec, game, num_players)  # fail early on a bad spec
     indexed = [(i, tuple(seats)) for i, seats in enumerate(schedule)]
     tasks = [
-        (game, num_players, indexed[start : start + CHUNK_SIZE], seed, dict(env_kwargs or {}))
+        (game, num_players, indexed[start : start + CHUNK_SIZE], seed, dict(env_kwargs or {}),
+         record)
         for start in range(0, len(indexed), CHUNK_SIZE)
     ]
     bar = tqdm(total=len(schedule), desc=description, disable=not progress, file=sys.stderr)
@@ -116,7 +125,7 @@ def cached_policy(game: str, num_players: int, spec: str, seat: int) -> Policy:
 
 
 def _play_chunk(task) -> list[GameRecord]:
-    game, num_players, games, seed, env_kwargs = task
+    game, num_players, games, seed, env_kwargs, record = task
     game_info = game_spec(game)
     play = _play_aec if game_info.api == "aec" else _play_parallel
     records = []
@@ -128,21 +137,17 @@ def _play_chunk(task) -> list[GameRecord]:
         policies = [cached_policy(game, num_players, spec, seat) for seat, spec in enumerate(seats)]
         for policy in policies:
             policy.reset()
-        shares, scores = play(game_info, num_players, policies, rngs, env_seed, env_kwargs)
-        records.append(GameRecord(index, tuple(seats), tuple(shares), tuple(scores)))
+        recorder = Recorder(game, num_players, env_kwargs, env_seed, seats) if record else None
+        shares, scores = play(game_info, num_players, policies, rngs, env_seed, env_kwargs,
+                              recorder)
+        records.append(GameRecord(index, tuple(seats), tuple(shares), tuple(scores),
+                                  recorder.record if recorder else None))
     return records
 
 
-def _make_env(game_info: GameSpec, num_players: int, env_kwargs: dict):
-    """The game's native environment: an AEC ``raw_env`` or a Parallel env."""
-    try:
-        return game_info.make_env(num_players, **env_kwargs)
-    except TypeError as error:  # an unknown keyword argument
-        raise ValueError(f"bad environment arguments {env_kwargs}: {error}") from error
-
-
-def _play_aec(game_info, num_players, policies, rngs, env_seed, env_kwargs):
-    game_env = _make_env(game_info, num_players, env_kwargs)
+def _play_aec(game_info, num_players, policies, rngs, env_seed, env_kwargs, recorder=None):
+    options = recorder.env_options() if recorder else env_kwargs
+    game_env = make_env(game_info.name, num_players, options)
     game_env.reset(seed=env_seed)
     seat_of = {agent: i for i, agent in enumerate(game_env.possible_agents)}
     while not all(game_env.terminations.values()):
@@ -150,12 +155,18 @@ def _play_aec(game_info, num_players, policies, rngs, env_seed, env_kwargs):
         seat = seat_of[agent]
         observation = game_env.observe(agent)
         view = game_info.view_of(observation, env_kwargs)
-        game_env.step(policies[seat].act(observation, rngs[seat], view))
+        action = policies[seat].act(observation, rngs[seat], view)
+        game_env.step(action)
+        if recorder:
+            recorder.aec_step(agent, action, game_env.rewards)
+    if recorder:
+        recorder.finish(game_env)
     return _outcome(game_info, num_players, seat_of, game_env)
 
 
-def _play_parallel(game_info, num_players, policies, rngs, env_seed, env_kwargs):
-    game_env = _make_env(game_info, num_players, env_kwargs)
+def _play_parallel(game_info, num_players, policies, rngs, env_seed, env_kwargs, recorder=None):
+    options = recorder.env_options() if recorder else env_kwargs
+    game_env = make_env(game_info.name, num_players, options)
     observations, _ = game_env.reset(seed=env_seed)
     seat_of = {agent: i for i, agent in enumerate(game_env.possible_agents)}
     while game_env.agents:
@@ -165,7 +176,11 @@ def _play_parallel(game_info, num_players, policies, rngs, env_seed, env_kwargs)
                 game_info.view_of(observations[agent], env_kwargs))
             for agent in game_env.agents
         }
-        observations, *_ = game_env.step(actions)
+        observations, rewards, *_ = game_env.step(actions)
+        if recorder:
+            recorder.parallel_step(actions, rewards)
+    if recorder:
+        recorder.finish(game_env)
     return _outcome(game_info, num_players, seat_of, game_env)
 
 

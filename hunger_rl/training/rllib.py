@@ -79,8 +79,8 @@ from hunger_rl.policies.registry import make_policy
 from hunger_rl.training.config import SELF_PLAY, TrainConfig
 from hunger_rl.training.single_agent import make_game_env
 from hunger_rl.training.train import (
-    FINAL_EVALUATION_SEED_OFFSET,
     evaluate_policy,
+    final_evaluation,
     format_table,
     policy_metadata,
     prepare_output,
@@ -521,8 +521,7 @@ def train_rllib(config: TrainConfig, progress: bool = True) -> list[dict[str, An
             ray.shutdown()
     write_atomically(out / "policy.json", json.dumps(dataclasses.asdict(final_metadata), indent=1))
     train_seconds = time.perf_counter() - started
-    table = evaluate_policy(config, policy_path, config.evaluation.final_games,
-                            seed=config.seed + FINAL_EVALUATION_SEED_OFFSET, progress=progress)
+    table = final_evaluation(config, policy_path, progress)
     write_table(table, out, {"steps": steps, "train_seconds": round(train_seconds, 1),
                              "policy": str(policy_path), "backend": "rllib",
                              "iterations": iterations, "env_steps": env_steps, **audit})

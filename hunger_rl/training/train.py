@@ -145,8 +145,7 @@ def train(config: TrainConfig, resume: str | Path | None = None,
                      json.dumps(asdict(_with_steps(metadata, state.steps)), indent=1))
     _save_checkpoint(out, model, metadata, state, config)
     train_seconds = time.perf_counter() - started
-    table = evaluate_policy(config, policy_path, config.evaluation.final_games,
-                            seed=config.seed + FINAL_EVALUATION_SEED_OFFSET, progress=progress)
+    table = final_evaluation(config, policy_path, progress)
     write_table(table, out, {"steps": state.steps, "train_seconds": round(train_seconds, 1),
                              "policy": str(policy_path)})
     write_learning_curve(state.history + [{"steps": state.steps, **row} for row in table], out)
@@ -294,6 +293,14 @@ def evaluate_policy(config: TrainConfig, policy_path: Path, games: int, seed: in
     return rows
 
 
+def final_evaluation(config: TrainConfig, spec: str | Path,
+                     progress: bool = False) -> list[dict[str, Any]]:
+    """The final table's games (``evaluation.final_games`` per opponent, a seed of their own)
+    with the policy ``spec`` in the trained policy's seats."""
+    return evaluate_policy(config, spec, config.evaluation.final_games,
+                           seed=config.seed + FINAL_EVALUATION_SEED_OFFSET, progress=progress)
+
+
 def _log_evaluation(model: MaskablePPO, rows: list[dict[str, Any]]) -> None:
     for row in rows:
         model.logger.record(f"eval/win_share_vs_{row['opponent']}", row["win_share"])
@@ -307,6 +314,16 @@ def format_table(rows: list[dict[str, Any]], config: TrainConfig, steps: int,
              f"{'opponent':<12}{'games':>7}{'win share':>11}   interval"]
     lines += [f"{r['opponent']:<12}{r['games']:>7}{r['win_share']:>11.3f}   "
               f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]" for r in rows]
+    return "\n".join(lines)
+
+
+def format_beside(rows: list[dict[str, Any]], spec: str, other: list[dict[str, Any]]) -> str:
+    """The trained policy's rows and another policy's rows against the same opponents."""
+    lines = [f"{'opponent':<12}{'games':>7}   {'trained policy':<24}{spec}"]
+    for mine, theirs in zip(rows, other, strict=True):
+        cells = [f"{r['win_share']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+                 for r in (mine, theirs)]
+        lines.append(f"{mine['opponent']:<12}{mine['games']:>7}   {cells[0]:<24}{cells[1]}")
     return "\n".join(lines)
 
 
