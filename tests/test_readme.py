@@ -151,7 +151,7 @@ def test_cheap_forms_stand_in_for_the_real_commands():
         assert command in shell_commands(), command
     dry_run = subprocess.run(["make", "-n", "run", "test"], cwd=ROOT, capture_output=True,
                              text=True, check=True).stdout
-    assert re.search(r"hunger-rl train hungry_2p .*--out runs/make_run", dry_run)
+    assert re.search(r"hunger-rl train quick_hungry_2p .*--out runs/make_run", dry_run)
     assert "-m pytest" in dry_run
     from hunger_rl.configs import resolve_config
     from hunger_rl.training.config import load_config

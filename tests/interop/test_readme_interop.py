@@ -1,4 +1,4 @@
-"""Every Python snippet of the README's "Use with other libraries" section runs."""
+"""Every Python snippet of docs/interop.md ("Use with other libraries") runs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "interop.md"
 SECTION = "## Use with other libraries"
 # Snippets that import one of these run only where the interop extra is installed.
 OPTIONAL = ("torchrl", "tianshou", "supersuit")
