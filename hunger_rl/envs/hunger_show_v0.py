@@ -15,7 +15,8 @@ Rewards            R1 (default) or ``"shaped"``
 =================  ===============================================================
 
 Every day all living players pick a location and an action at once; the engine resolves the
-day (rulings S6-S16) and every other choice is made by a per-player decision object (S19).
+day (rulings S6-S16, read as S21a-h) and every other choice is made by a per-player decision
+object (S19; the Ninja per S21i). A day is atomic (S21j).
 
 Actions
 -------
@@ -62,9 +63,11 @@ Keyword arguments
 ``num_players`` (2-6, default 4); ``events`` preset "calm" (k=0), "standard" (k=4, default),
 "hard" (k=8); ``deck_size`` (10), ``unpleasant`` (k, None takes the preset), ``end_window``
 (4) (S4); ``characters`` (False; True deals S20 characters); ``decisions``: per-player decision
-objects, a map from agent name (or seat) or a list, default ``DefaultDecisions`` (S19);
+objects, a map from agent name (or seat, each named once) or a list, default
+``DefaultDecisions`` (S19);
 ``reward``: "r1" or "shaped"; ``render_mode``: "ansi" (text), "rgb_array" (that text drawn
-as an HxWx3 uint8 image) or "human" (prints the text).
+as an HxWx3 uint8 image) or "human" (prints the text). Counts must be exact integers (NumPy
+integers are accepted) and ``characters`` a bool; nothing is rounded or converted.
 
 Rewards
 -------
@@ -76,7 +79,9 @@ sum stays zero).
 
 Episode
 -------
-An eliminated player leaves ``agents`` on the step it starves, with ``terminated=True``. The
+An eliminated player leaves ``agents`` on the step it starves, with ``terminated=True``;
+later action dicts may still hold an action for it: it is ignored, as PettingZoo's conversion
+wrappers ignore extra keys (in the AEC view it is stepped with None, as usual). The
 show ends (all agents terminated, none truncated) on The End of the Show (A), when nobody
 survives supper (B) or one player survives (C) (S16). Every step's infos hold ``day_log``, the
 day's public log (choices, token movements ``(category, from, to, reason)``, event, supper
@@ -85,7 +90,8 @@ players, ``ranking_key`` = (raft sets, leftover raft units, food value) (S17).
 
 Reset options
 -------------
-``reset(seed=..., options={...})``, all keys optional; players are ``"player_i"`` or seat ints:
+``reset(seed=..., options={...})``, all keys optional (a key set to None counts as absent);
+players are ``"player_i"`` or seat ints, each named once; ``seed`` is None or an integer >= 0:
 
 - ``leader``: the first Leader.
 - ``piles``: ``{"beach": {"fruit": [3, 3], "chicken": [4], "raft": ["rope2", "log1"]}, ...}``,
@@ -97,14 +103,30 @@ Reset options
 - ``holdings``: ``{"player_0": ["can4", "fruit3", "rope2", "coconut1"], ...}`` replaces that
   player's starting cans (cans come from its own colour).
 
-Tokens come from the physical supply: asking for more than exists raises ``ValueError``.
-Unknown keys are ignored with a warning.
+Tokens come from the physical supply: asking for more than exists is refused. Lists must be
+lists (a string is not read letter by letter) and maps must be dicts. The options are checked
+as a whole before anything changes; errors name the key path and what was expected, e.g.
+``options["holdings"]["player_0"]: expected a list of token names, got str 'can4'``. Unknown
+keys are ignored with a warning.
 
 Errors
 ------
-``step`` raises ``IllegalActionError`` (a ``ValueError``) for a masked or out-of-range action,
-a missing or unknown agent, an action for an eliminated agent, or a step after the end; the
-game is unchanged.
+Every refusal raises a subclass of ``hunger_rl.envs.validation.InvalidInputError`` before
+anything changes: the game, its RNG and the RNG that seeds unseeded resets are exactly as
+before, in both APIs, and the game goes on.
+
+- ``IllegalActionError`` (a ``ValueError``): ``step`` with a masked or out-of-range action, a
+  missing action for a living agent, an unknown agent name, a non-None action for an agent
+  that has left (AEC view), or a step after the end. ``ActionTypeError`` (also a
+  ``TypeError``) when an action is not an exact integer (``int``, NumPy integer or 0-d integer
+  array; floats, bools, None, strings, ``Decimal`` ... are refused) or ``step`` of the Parallel
+  env gets no dict.
+- ``InvalidTypeError`` / ``InvalidValueError`` (``TypeError`` / ``ValueError``): constructor
+  arguments, reset options and seeds, ``observe`` of an unknown agent. ``RuleError`` is the
+  engine's ``InvalidValueError``.
+- ``DecisionError`` (a ``RuleError``): a decision object answered with a choice the rules do
+  not allow, or raised; the day is undone (S21j).
+- ``NotResetError`` (a ``RuntimeError``): ``step``, ``observe`` or ``render`` before ``reset``.
 """
 
 from __future__ import annotations
@@ -116,7 +138,6 @@ from typing import TextIO
 from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
 from hunger_rl.envs.hunger_show.engine import ShowConfig, ShowGame, day_log_text
 from hunger_rl.envs.hunger_show.env import (
-    IllegalActionError,
     ShowAECView,
     ShowParallelEnv,
     action_name,
@@ -129,6 +150,7 @@ from hunger_rl.envs.hunger_show.env import (
     raw_env,
 )
 from hunger_rl.envs.hunger_show.tokens import CHARACTERS, EVENT_CARD_NAMES
+from hunger_rl.envs.validation import IllegalActionError
 
 __all__ = [
     "CHARACTERS", "EVENT_CARD_NAMES", "DefaultDecisions", "IllegalActionError", "ShowAECView",

@@ -55,6 +55,16 @@ tied_second="next", illegal_action="raise")`
 
 `reset(seed=None, options=None)`: `options={"deck": [...]}` fixes the full 50-card order as card
 types, top first; the first two are removed unseen, then 8 are dealt to each player in seat order.
+`seed` is None or an integer >= 0; unknown option keys are ignored with a warning.
+
+## Errors
+Every refusal raises a subclass of `hunger_rl.envs.validation.InvalidInputError` before anything
+changes (the game and the env's RNG are as before): `IllegalActionError` (a `ValueError`) for a
+masked or out-of-range action, an action for a finished agent or a step after the end;
+`ActionTypeError` (also a `TypeError`) for an action that is not an exact integer (`int`, NumPy
+integer or 0-d integer array); `InvalidTypeError` / `InvalidValueError` for constructor
+arguments, reset options and seeds, and `observe` of an unknown agent; `NotResetError` (a
+`RuntimeError`) for `step`, `observe` or `render` before `reset`.
 
 At the end every agent's `info` holds `score` (its total), `breakdown` (per agent: home tiles,
 hotel tiles, second places, bonus, total) and `winners` (agent names; several in a shared draw).

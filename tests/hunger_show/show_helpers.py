@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hunger_rl.envs.hunger_show.engine import ShowConfig, ShowGame
-from hunger_rl.envs.hunger_show.tokens import CAMPSITE, FRUIT
+from hunger_rl.envs.hunger_show.tokens import CAMPSITE, CHARACTERS, FRUIT
 
 
 def make_game(num_players, holdings=None, piles=None, coconuts=(2, 1, 0, 1, 1, 2),
@@ -35,3 +35,11 @@ def shrink_pile(game, loc, kind, keep):
     cut = len(pile) - keep
     game.out.extend(pile[:cut])
     del pile[:cut]
+
+
+def characters_for(num_players, **given):
+    """A different character per seat: ``p1="ninja"`` gives seat 1 the Ninja, the others the
+    spare ones."""
+    dealt = {int(seat[1:]): name for seat, name in given.items()}
+    spare = [name for name in CHARACTERS if name not in dealt.values()]
+    return [dealt.get(p) or spare.pop() for p in range(num_players)]

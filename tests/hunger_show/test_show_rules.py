@@ -7,7 +7,7 @@ import json
 import random
 
 import pytest
-from show_helpers import held, make_game, play
+from show_helpers import characters_for, held, make_game, play
 
 from hunger_rl.envs import hunger_show_v0
 from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
@@ -147,20 +147,6 @@ def test_shared_draw_rewards_through_the_env():
 
 
 # ------------------------------------------------------------------ characters (S20)
-def chars(**given):
-    names = ["coconut_connoisseur", "eagle_eye", "raptor", "sweet", "arnold", "ninja"]
-    dealt = {}
-    for seat, name in given.items():
-        dealt[int(seat[1:])] = name
-        names.remove(name)
-    return dealt, names
-
-
-def characters_for(num_players, **given):
-    dealt, spare = chars(**given)
-    return [dealt.get(p) or spare.pop() for p in range(num_players)]
-
-
 def test_coconut_connoisseur_gets_one_more_coconut():
     game = make_game(3, characters=characters_for(3, p1="coconut_connoisseur"))
     play(game, {1: (BEACH, GUARD), 0: (JUNGLE, THIEF), 2: (JUNGLE, THIEF)})

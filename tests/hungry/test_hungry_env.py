@@ -8,6 +8,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from hunger_rl.envs import hungry_v0
 from hunger_rl.envs.hungry.engine import FULL_DECK, HungryState, IllegalActionError
+from hunger_rl.envs.validation import InvalidInputError
 
 PLAYER_COUNTS = [2, 3, 4]
 
@@ -97,12 +98,12 @@ def test_deck_option_deals_from_the_top():
         (list(FULL_DECK)[:-1] + [0], "wrong counts"),
         (list(FULL_DECK)[:-1] + [25], "outside 0..24"),
         (list(FULL_DECK)[:-1] + [3.0], "integer card types"),
-        ("red", "sequence of card types"),
+        ("red", r'options\["deck"\]: expected a list of card types, got str'),
     ],
 )
 def test_bad_deck_is_refused(deck, message):
     env = hungry_v0.raw_env(num_players=2)
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(InvalidInputError, match=message):
         env.reset(options={"deck": deck})
 
 
@@ -192,7 +193,7 @@ def test_step_after_the_end_and_finished_agents():
     env.step(None)
     env.step(None)
     assert env.agents == []
-    with pytest.raises(RuntimeError, match="game is over"):
+    with pytest.raises(IllegalActionError, match="game is over"):
         env.step(None)
 
 

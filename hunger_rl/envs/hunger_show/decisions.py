@@ -4,7 +4,9 @@ The engine asks the decision object of the player who makes a choice. ``DefaultD
 implements the binding default rules of S19; a caller may subclass it and override any method
 (scenario tests script the rulebook's example this way, and a later full-decision mode can plug
 an agent in here). Every method receives the live ``ShowGame`` as ``game``: read it, never
-change it. Seeded random tie-breaks use ``game.rng`` so that games stay reproducible.
+change it. Seeded random tie-breaks use ``game.rng`` so that games stay reproducible. The engine
+checks every answer before it uses it; an answer the rules do not allow raises ``DecisionError``
+and the whole day is undone (S21j).
 
 Token ids are engine handles; read a token with ``game.category[t]``, ``game.value[t]``,
 ``game.raft_kind[t]`` and ask ``game.knows(player, t)`` whether a player remembers its value.
@@ -13,6 +15,7 @@ Token ids are engine handles; read a token with ``game.category[t]``, ``game.val
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import combinations
 from typing import TYPE_CHECKING
 
 from hunger_rl.envs.hunger_show.tokens import CAN, CHICKEN, COCONUT, FRUIT, RAFT
@@ -105,7 +108,7 @@ class DefaultDecisions:
     def gift(self, game: ShowGame, giver: int, guard: int) -> int:
         """The token the giver hands to a guard: the one whose loss lowers its ranking key
         least. Food first, lowest value (at equal value coconut, fruit, chicken, can); then the
-        raft token whose loss leaves the best (sets, leftover units)."""
+        raft token whose loss leaves the best (sets, leftover units) (S21e)."""
         holding = game.holdings[giver]
         food = [t for t in holding if game.category[t] != RAFT]
         if food:
@@ -115,8 +118,9 @@ class DefaultDecisions:
 
     def supper(self, game: ShowGame, player: int) -> list[int]:
         """Food tokens to eat (S15, S19): a set worth at least 4 with no superfluous token; the
-        least overpay, then the fewest tokens, then the most cans, coconuts, fruit in turn.
-        Called only when the player's food is worth at least 4."""
+        least overpay, then the fewest tokens, then the most cans, coconuts, fruit in turn; then
+        (S21d) the values sorted high to low first lexicographically (3+1 before 2+2), then the
+        lowest token ids. Called only when the player's food is worth at least 4."""
         category, value = game.category, game.value
         by_value: list[list[int]] = [[], [], [], [], []]
         for token in game.holdings[player]:
@@ -144,7 +148,8 @@ class DefaultDecisions:
     def reject(self, game: ShowGame, player: int, drawn: Sequence[int]) -> tuple[int, bool]:
         """Eagle eye / Raptor / Sweet (S20): which drawn token goes back, and whether to the
         bottom (True) or the top of the pile. Rejects the token whose loss hurts least (raft:
-        keep the most sets, then units; food: the lowest value), to the bottom."""
+        keep the most sets, then units; food: the lowest value), to the bottom. Called only when
+        an extra token was drawn (S21f)."""
         if game.category[drawn[0]] == RAFT:
             holding = game.holdings[player]
 
@@ -157,21 +162,15 @@ class DefaultDecisions:
         return min(drawn, key=game.value.__getitem__), True
 
     def ninja_hide(self, game: ShowGame, ninja: int) -> list[int]:
-        """Up to 2 tokens a caught Ninja protects from the guards (S20): raft tokens that
-        complete sets first (most units first), then the highest food, then other raft."""
-        holding = game.holdings[ninja]
-        sets, _ = raft_sets_and_units(game, holding)
-        completing, food, other_raft = [], [], []
-        for token in holding:
-            if game.category[token] != RAFT:
-                food.append(token)
-            elif raft_sets_and_units(game, [t for t in holding if t != token])[0] < sets:
-                completing.append(token)
-            else:
-                other_raft.append(token)
-        by_value = game.value.__getitem__
-        completing.sort(key=by_value, reverse=True)
-        food.sort(key=by_value, reverse=True)
-        other_raft.sort(key=by_value, reverse=True)
-        return (completing + food + other_raft)[:2]
+        """Up to 2 tokens a caught Ninja protects from the guards (S20, S21i): the 2 that
+        maximise, for the hidden tokens alone, (raft sets, raft units, food value); ties go to
+        the lowest token ids. From rope1, rope1, log1, log1 it hides a rope and a log."""
+        holding = sorted(game.holdings[ninja])
 
+        def hidden_key(hidden: tuple[int, ...]) -> tuple[int, int, int]:
+            sets, leftover = raft_sets_and_units(game, hidden)
+            return sets, 2 * sets + leftover, game.food_value(hidden)
+
+        # combinations() of sorted ids come in lexicographic order and max() keeps the first
+        # best, so ties go to the lowest ids.
+        return list(max(combinations(holding, min(2, len(holding))), key=hidden_key))

@@ -1,4 +1,4 @@
-"""Rules engine of HUNGER: The Show (rulings S1-S20). Plain Python, no RL library imports.
+"""Rules engine of HUNGER: The Show (rulings S1-S21). Plain Python, no RL library imports.
 
 A ``ShowGame`` holds every token of the game in exactly one place: a pile at a location, the
 coconut stack, a player's holding, or ``out`` (the box: unused at setup, eaten, removed by events
@@ -22,11 +22,13 @@ from hunger_rl.envs.hunger_show.tokens import (
     CAN,
     CATEGORY_NAMES,
     CHARACTERS,
+    CHICKEN,
     COCONUT,
     DRAW_SPECIALISTS,
     END,
     EVENT_CARD_NAMES,
     EVENT_PRESETS,
+    FRUIT,
     GUARD,
     LOCATION_NAMES,
     NUM_ACTIONS,
@@ -42,6 +44,18 @@ from hunger_rl.envs.hunger_show.tokens import (
     token_spec,
     token_table,
 )
+from hunger_rl.envs.validation import (
+    InvalidTypeError,
+    InvalidValueError,
+    check_bool,
+    check_choice,
+    check_int,
+    check_list,
+    check_mapping,
+    describe,
+    is_integer,
+    key_path,
+)
 
 SETUP_KEYS = ("leader", "piles", "coconuts", "event_deck", "characters", "holdings")
 DECISION_METHODS = ("take", "campsite_theft", "pick_thief", "pick_guard", "gift", "supper",
@@ -54,8 +68,13 @@ PILE_LABELS = tuple(
 STACK_LABEL, OUT_LABEL = "coconuts", "out"
 
 
-class RuleError(ValueError):
-    """A choice or an option that the rules do not allow."""
+class RuleError(InvalidValueError):
+    """A choice or an option that the rules do not allow; nothing has changed."""
+
+
+class DecisionError(RuleError):
+    """A decision object (S19) answered with a choice the rules do not allow. The day it
+    happened in is undone (S21j): the game, its RNG included, is as before ``play_day``."""
 
 
 def num_locations(num_players: int) -> int:
@@ -65,7 +84,11 @@ def num_locations(num_players: int) -> int:
 
 @dataclass(frozen=True)
 class ShowConfig:
-    """Options of a game (S1, S4, S20). ``unpleasant=None`` takes the preset's count."""
+    """Options of a game (S1, S4, S20). ``unpleasant=None`` takes the preset's count.
+
+    Integers must be exact (NumPy integers are accepted and stored as ``int``); ``characters``
+    must be a bool. Anything else raises a subclass of ``InvalidInputError``.
+    """
 
     num_players: int
     events: str = "standard"
@@ -75,55 +98,182 @@ class ShowConfig:
     characters: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.num_players, int) or not 2 <= self.num_players <= 6:
-            raise RuleError(f"num_players must be 2 to 6 (S1), got {self.num_players!r}")
-        if self.events not in EVENT_PRESETS:
-            raise RuleError(f"events must be one of {sorted(EVENT_PRESETS)}, got {self.events!r}")
-        if self.unpleasant is None:
-            object.__setattr__(self, "unpleasant", EVENT_PRESETS[self.events])
-        if not 0 <= self.unpleasant <= len(UNPLEASANT_CARDS):
-            raise RuleError(f"unpleasant must be 0 to {len(UNPLEASANT_CARDS)} (S4), "
-                            f"got {self.unpleasant}")
-        if self.deck_size < self.unpleasant or self.deck_size - self.unpleasant > NUM_CALM_CARDS:
+        num_players = check_int(self.num_players, "num_players")
+        if not 2 <= num_players <= 6:
+            raise RuleError(f"num_players must be 2 to 6 (S1), got {num_players}")
+        check_choice(self.events, "events", tuple(EVENT_PRESETS))
+        unpleasant = (EVENT_PRESETS[self.events] if self.unpleasant is None
+                      else check_int(self.unpleasant, "unpleasant (S4)", 0, len(UNPLEASANT_CARDS)))
+        deck_size = check_int(self.deck_size, "deck_size (S4)", 0)
+        if deck_size < unpleasant or deck_size - unpleasant > NUM_CALM_CARDS:
             raise RuleError(
-                f"a deck of {self.deck_size} cards with {self.unpleasant} unpleasant ones needs "
-                f"{self.deck_size - self.unpleasant} Calm day cards; there are 0 to "
-                f"{NUM_CALM_CARDS} (S4)")
-        if self.end_window < 1:
-            raise RuleError(f"end_window must be at least 1 (S4), got {self.end_window}")
+                f"a deck of {deck_size} cards with {unpleasant} unpleasant ones needs "
+                f"{deck_size - unpleasant} Calm day cards; there are 0 to {NUM_CALM_CARDS} (S4)")
+        for name, value in (("num_players", num_players), ("unpleasant", unpleasant),
+                            ("deck_size", deck_size),
+                            ("end_window", check_int(self.end_window, "end_window (S4)", 1)),
+                            ("characters", check_bool(self.characters, "characters"))):
+            object.__setattr__(self, name, value)
 
     @property
     def num_locations(self) -> int:
         return num_locations(self.num_players)
 
 
-def _seat(key: Any, num_players: int, what: str) -> int:
+def seat_of(key: Any, num_players: int, path: str) -> int:
     """A seat from an int or a ``player_i`` name, for setup options and decision maps."""
     if isinstance(key, str) and key.startswith("player_") and key[7:].isdigit():
-        key = int(key[7:])
-    if isinstance(key, int) and not isinstance(key, bool) and 0 <= key < num_players:
-        return key
-    raise RuleError(f"{what}: {key!r} is not a player of this {num_players}-player game")
+        seat = int(key[7:])
+    elif is_integer(key):
+        seat = int(key)
+    else:
+        raise InvalidTypeError(f"{path}: expected a player name such as 'player_0' or a seat "
+                               f"number, got {describe(key)}")
+    if not 0 <= seat < num_players:
+        raise RuleError(f"{path}: {key!r} is not a player of this {num_players}-player game")
+    return seat
+
+
+def by_seat(value: Any, num_players: int, path: str, what: str) -> dict[int, Any]:
+    """A map keyed by players (``player_i`` or seat ints) as {seat: item}; a seat named twice
+    (say ``0`` and ``"player_0"``) is refused."""
+    seated: dict[int, Any] = {}
+    for key, item in check_mapping(value, path, what).items():
+        seat = seat_of(key, num_players, f"{path}: key {key!r}")
+        if seat in seated:
+            raise RuleError(f"{path}: player_{seat} is given twice")
+        seated[seat] = item
+    return seated
 
 
 def resolve_decisions(decisions: Any, num_players: int) -> list:
-    """Per-seat decision objects from None, a sequence, or a map of seat / agent name."""
+    """Per-seat decision objects from None, a list, or a map of seat / agent name."""
     if decisions is None:
         return [DefaultDecisions()] * num_players
     if isinstance(decisions, Mapping):
         seated = [DefaultDecisions()] * num_players
-        for key, obj in decisions.items():
-            seated[_seat(key, num_players, "decisions")] = obj
-    else:
+        for seat, obj in by_seat(decisions, num_players, "decisions", "decision objects").items():
+            seated[seat] = obj
+    elif isinstance(decisions, list | tuple):
         seated = list(decisions)
         if len(seated) != num_players:
             raise RuleError(f"decisions: expected {num_players} objects, got {len(seated)}")
+    else:
+        raise InvalidTypeError("decisions: expected None, a list or a dict of decision objects, "
+                               f"got {describe(decisions)}")
     for seat, obj in enumerate(seated):
         missing = [m for m in DECISION_METHODS if not callable(getattr(obj, m, None))]
         if missing:
             raise RuleError(f"decisions for player_{seat} lack {missing}; subclass "
                             "DefaultDecisions to override only some choices")
     return seated
+
+
+# How a setup option names a token, by the category expected there (None: any).
+TOKEN_EXAMPLES = {None: "a token name such as 'can4'", RAFT: "a token name such as 'rope2'"}
+TOKEN_EXAMPLES.update({c: f"a value or a token name such as '{CATEGORY_NAMES[c]}2'"
+                       for c in (FRUIT, CHICKEN, COCONUT)})
+
+
+def _token(spec: Any, path: str, category: int | None = None) -> tuple[int, int, int]:
+    """(category, raft kind, value) of a token named in the setup; in a pile or the coconut
+    stack (``category`` given) a bare value stands for a token of that category."""
+    if category not in (None, RAFT) and is_integer(spec):
+        spec = f"{CATEGORY_NAMES[category]}{spec}"
+    elif not isinstance(spec, str):
+        raise InvalidTypeError(f"{path}: expected {TOKEN_EXAMPLES[category]}, got "
+                               f"{describe(spec)}")
+    try:
+        parsed = parse_token_spec(spec)
+    except ValueError as error:
+        raise RuleError(f"{path}: {error}") from None
+    if category is not None and parsed[0] != category:
+        raise RuleError(f"{path}: {spec!r} is not a {CATEGORY_NAMES[category]} token")
+    return parsed
+
+
+def check_setup(setup: Any, config: ShowConfig) -> dict[str, Any]:
+    """Validate setup options (the env's reset options, documented in the environment card) as
+    a whole, before anything is built. Errors name the key path and what was expected.
+
+    Returns them in a checked form: ``leader`` a seat; ``characters`` a name per seat;
+    ``holdings`` {seat: [(token type, path), ...]}; ``piles`` {(location, kind): [...]};
+    ``coconuts`` [...]; ``event_deck`` card names top first. A key set to None counts as absent.
+    """
+    n, locs = config.num_players, config.num_locations
+    given = {key: value for key, value in check_mapping(setup, "options", "reset options").items()
+             if value is not None}
+    unknown = [key for key in given if key not in SETUP_KEYS]
+    if unknown:
+        raise RuleError(f"options: unknown keys {unknown}; the known ones are {list(SETUP_KEYS)}")
+    checked: dict[str, Any] = {}
+    if "leader" in given:
+        checked["leader"] = seat_of(given["leader"], n, key_path("options", "leader"))
+    if "characters" in given:
+        path = key_path("options", "characters")
+        if not config.characters:
+            raise RuleError(f"{path} given but the characters variant is off; pass "
+                            "characters=True")
+        chosen = given["characters"]
+        if isinstance(chosen, Mapping):
+            chosen = by_seat(chosen, n, path, "character names")
+        else:
+            chosen = dict(enumerate(check_list(chosen, path, "character names")))
+        for seat, name in chosen.items():
+            if not isinstance(name, str) or name not in CHARACTERS:
+                raise RuleError(f"{path}: unknown character {describe(name)} for player_{seat}; "
+                                f"choose from {list(CHARACTERS)}")
+        if sorted(chosen) != list(range(n)) or len(set(chosen.values())) != n:
+            raise RuleError(f"{path}: give each of the {n} players a different character")
+        checked["characters"] = [chosen[seat] for seat in range(n)]
+    if "holdings" in given:
+        root = key_path("options", "holdings")
+        checked["holdings"] = {}
+        for seat, specs in by_seat(given["holdings"], n, root, "token lists").items():
+            path = key_path(root, PLAYER_LABELS[seat])
+            checked["holdings"][seat] = [
+                (_token(spec, key_path(path, i)), key_path(path, i))
+                for i, spec in enumerate(check_list(specs, path, "token names"))]
+    if "piles" in given:
+        root = key_path("options", "piles")
+        checked["piles"] = {}
+        for loc_name, kinds in check_mapping(given["piles"], root, "locations").items():
+            if loc_name not in LOCATION_NAMES[1:locs]:
+                raise RuleError(f"{root}: {loc_name!r} is not a location with piles in a "
+                                f"{n}-player game; use {list(LOCATION_NAMES[1:locs])}")
+            at = key_path(root, loc_name)
+            for kind_name, specs in check_mapping(kinds, at, "pile kinds").items():
+                if kind_name not in CATEGORY_NAMES[:3]:
+                    raise RuleError(f"{at}: {kind_name!r} is not a pile kind; use fruit, "
+                                    "chicken or raft")
+                kind = CATEGORY_NAMES.index(kind_name)
+                path = key_path(at, kind_name)
+                specs = check_list(specs, path, f"{kind_name} tokens")
+                if len(specs) > PILE_SIZES[kind]:
+                    raise RuleError(f"{path}: a {kind_name} pile holds at most "
+                                    f"{PILE_SIZES[kind]} tokens (S2), got {len(specs)}")
+                checked["piles"][(LOCATION_NAMES.index(loc_name), kind)] = [
+                    (_token(spec, key_path(path, i), kind), key_path(path, i))
+                    for i, spec in enumerate(specs)]
+    if "coconuts" in given:
+        path = key_path("options", "coconuts")
+        checked["coconuts"] = [
+            (_token(spec, key_path(path, i), COCONUT), key_path(path, i))
+            for i, spec in enumerate(check_list(given["coconuts"], path, "coconut values"))]
+    if "event_deck" in given:
+        path = key_path("options", "event_deck")
+        deck = check_list(given["event_deck"], path, "event card names")
+        for i, card in enumerate(deck):
+            if not isinstance(card, str) or card not in EVENT_CARD_NAMES:
+                raise RuleError(f"{key_path(path, i)}: unknown card {describe(card)}; cards "
+                                f"are {list(EVENT_CARD_NAMES)}")
+        limits = {c: UNPLEASANT_CARDS.count(c) for c in UNPLEASANT_CARDS}
+        limits.update({"calm": NUM_CALM_CARDS, END: 1})
+        for card, limit in limits.items():
+            if deck.count(card) > limit:
+                raise RuleError(f"{path}: at most {limit} {card!r} card(s) exist (S4)")
+        checked["event_deck"] = deck
+    return checked
 
 
 @lru_cache(maxsize=8)
@@ -143,26 +293,29 @@ def supply_pools(num_players: int) -> tuple[dict[tuple[int, int, int], tuple[int
 
 
 def _is_pick(choice: Any, num_locs: int) -> bool:
-    """Whether ``choice`` is a pair of whole numbers naming a location in play and an action."""
-    try:
-        location, action = choice
-        return (location == int(location) and action == int(action)
-                and 0 <= location < num_locs and 0 <= action < NUM_ACTIONS)
-    except (TypeError, ValueError):
+    """Whether ``choice`` is a pair of exact integers naming a location in play and an action."""
+    if not isinstance(choice, tuple | list) or len(choice) != 2:
         return False
+    location, action = choice
+    return (is_integer(location) and is_integer(action)
+            and 0 <= location < num_locs and 0 <= action < NUM_ACTIONS)
 
 
 class ShowGame:
-    """State and rules of one game. Seats 0..N-1; "left" of seat s is seat s+1 (mod N)."""
+    """State and rules of one game. Seats 0..N-1; "left" of seat s is seat s+1 (mod N).
+
+    The constructor checks ``setup`` (see ``check_setup``) and ``decisions`` before it builds
+    anything; ``play_day`` resolves a day atomically (S21j).
+    """
 
     def __init__(self, config: ShowConfig, seed: int | None = None,
                  setup: Mapping[str, Any] | None = None, decisions: Any = None) -> None:
         self.config = config
         self.num_players = n = config.num_players
-        self.category, self.value, self.raft_kind, self.colour = token_table(n)
         self.decisions = resolve_decisions(decisions, n)
+        setup = check_setup(setup if setup is not None else {}, config)
+        self.category, self.value, self.raft_kind, self.colour = token_table(n)
         self.rng = random.Random(seed)
-        setup = dict(setup or {})
         self.known = [0] * len(self.category)
         self.alive = [True] * n
         self.day = 0
@@ -171,64 +324,39 @@ class ShowGame:
         self.winners: list[int] = []
         self.final_keys: dict[int, tuple[int, int, int]] = {}
         self.last_choices: list[tuple[int, int] | None] = [None] * n
-        self.leader = (_seat(setup["leader"], n, "leader") if "leader" in setup
-                       else self.rng.randrange(n))
+        self.leader = setup["leader"] if "leader" in setup else self.rng.randrange(n)
         self.characters = self._deal_characters(setup.get("characters"))
         self._deal_tokens(setup)
         self.deck = self._build_deck(setup.get("event_deck"))
         self._moves: list[tuple[str, str, str, str]] = []
 
     # ----------------------------------------------------------------- setup
-    def _deal_characters(self, chosen: Any) -> list[str | None]:
-        n = self.num_players
+    def _deal_characters(self, chosen: list[str] | None) -> list[str | None]:
         if not self.config.characters:
-            if chosen is not None:
-                raise RuleError("characters given in reset options but the characters variant "
-                                "is off; pass characters=True")
-            return [None] * n
-        if chosen is None:
-            return list(self.rng.sample(CHARACTERS, n))
-        pairs = chosen.items() if isinstance(chosen, Mapping) else enumerate(chosen)
-        dealt: list[str | None] = [None] * n
-        for key, name in pairs:
-            if name not in CHARACTERS:
-                raise RuleError(f"characters: unknown character {name!r}; choose from "
-                                f"{list(CHARACTERS)}")
-            dealt[_seat(key, n, "characters")] = name
-        if None in dealt or len(set(dealt)) != n:
-            raise RuleError(f"characters: give each of the {n} players a different character")
-        return dealt
+            return [None] * self.num_players
+        return chosen if chosen is not None else list(self.rng.sample(CHARACTERS,
+                                                                        self.num_players))
 
     def _deal_tokens(self, setup: Mapping[str, Any]) -> None:
+        """Place every token; ``setup`` is checked by ``check_setup``."""
         n, locs = self.num_players, self.config.num_locations
         shared_supply, can_supply = supply_pools(n)
         available = {key: list(ids) for key, ids in shared_supply.items()}
         cans = {key: list(ids) for key, ids in can_supply.items()}
 
-        def take(spec: Any, where: str, seat: int | None = None,
-                 category: int | None = None) -> int:
-            if isinstance(spec, int) and not isinstance(spec, bool) and category is not None:
-                spec = f"{CATEGORY_NAMES[category]}{spec}"
-            parsed = parse_token_spec(spec)
-            if category is not None and parsed[0] != category:
-                raise RuleError(f"{where}: {spec!r} does not belong there")
-            if parsed[0] == CAN:
-                if seat is None:
-                    raise RuleError(f"{where}: cans start only in their owner's holding")
-                pool = cans[(seat, parsed[2])]
-            else:
-                pool = available[parsed]
+        def take(parsed: tuple[int, int, int], path: str, seat: int | None = None) -> int:
+            pool = cans[(seat, parsed[2])] if parsed[0] == CAN else available[parsed]
             if not pool:
-                raise RuleError(f"{where}: no {spec} token left in the supply (S2, S3)")
+                raise RuleError(f"{path}: no {token_spec(*parsed)} token left in the supply "
+                                "(S2, S3)")
             return pool.pop(0)
 
-        holdings_given = setup.get("holdings") or {}
+        given_seats = setup.get("holdings", {})
         self.holdings: list[list[int]] = [[] for _ in range(n)]
-        given_seats = {_seat(k, n, "holdings"): v for k, v in holdings_given.items()}
         for seat in range(n):
             if seat in given_seats:
-                self.holdings[seat] = [take(s, f"holdings of player_{seat}", seat)
-                                       for s in given_seats[seat]]
+                self.holdings[seat] = [take(parsed, path, seat)
+                                       for parsed, path in given_seats[seat]]
             else:
                 self.holdings[seat] = [t for v in range(1, 5) for t in cans[(seat, v)]]
                 for v in range(1, 5):
@@ -237,24 +365,9 @@ class ShowGame:
             for token in holding:
                 self.known[token] |= 1 << seat
 
-        given_piles: dict[tuple[int, int], list[int]] = {}
-        for loc_name, kinds in (setup.get("piles") or {}).items():
-            if loc_name not in LOCATION_NAMES[1:locs]:
-                raise RuleError(f"piles: {loc_name!r} is not a location with piles in a "
-                                f"{n}-player game; use {list(LOCATION_NAMES[1:locs])}")
-            loc = LOCATION_NAMES.index(loc_name)
-            for kind_name, specs in kinds.items():
-                if kind_name not in CATEGORY_NAMES[:3]:
-                    raise RuleError(f"piles: {kind_name!r} is not a pile kind; use fruit, "
-                                    "chicken or raft")
-                kind = CATEGORY_NAMES.index(kind_name)
-                if len(specs) > PILE_SIZES[kind]:
-                    raise RuleError(f"piles: {loc_name} {kind_name} holds at most "
-                                    f"{PILE_SIZES[kind]} tokens (S2)")
-                given_piles[(loc, kind)] = [
-                    take(s, f"piles {loc_name} {kind_name}", category=kind) for s in specs]
-        given_coconuts = [take(s, "coconuts", category=COCONUT)
-                          for s in (setup.get("coconuts") or [])]
+        given_piles = {where: [take(parsed, path) for parsed, path in specs]
+                       for where, specs in setup.get("piles", {}).items()}
+        given_coconuts = [take(parsed, path) for parsed, path in setup.get("coconuts", [])]
 
         # Piles and stacks keep their top at the end of the list.
         self.piles: list[list[list[int]]] = [[[], [], []] for _ in range(4)]
@@ -266,8 +379,8 @@ class ShowGame:
                 top = given_piles.get((loc, kind), [])
                 need = PILE_SIZES[kind] - len(top)
                 if need > len(pool):
-                    raise RuleError(f"not enough {CATEGORY_NAMES[kind]} tokens left to fill "
-                                    "the piles after the reset options")
+                    raise RuleError(f"options[\"piles\"]: not enough {CATEGORY_NAMES[kind]} "
+                                    "tokens left to fill the piles (S2)")
                 self.piles[loc][kind] = pool[:need] + top[::-1]
                 pool = pool[need:]
         rest = sorted(t for key, ts in available.items() if key[0] == COCONUT for t in ts)
@@ -277,19 +390,10 @@ class ShowGame:
         placed |= {t for loc in self.piles for pile in loc for t in pile}
         self.out = [t for t in range(len(self.category)) if t not in placed]
 
-    def _build_deck(self, given: Sequence[str] | None) -> list[str]:
-        """The event deck, top at the end of the list (S4)."""
+    def _build_deck(self, given: list[str] | None) -> list[str]:
+        """The event deck, top at the end of the list (S4); ``given`` is checked already."""
         if given is not None:
-            for card in given:
-                if card not in EVENT_CARD_NAMES:
-                    raise RuleError(f"event_deck: unknown card {card!r}; cards are "
-                                    f"{list(EVENT_CARD_NAMES)}")
-            limits = {c: UNPLEASANT_CARDS.count(c) for c in UNPLEASANT_CARDS}
-            limits.update({"calm": NUM_CALM_CARDS, END: 1})
-            for card, limit in limits.items():
-                if list(given).count(card) > limit:
-                    raise RuleError(f"event_deck: at most {limit} {card!r} card(s) exist (S4)")
-            return list(given)[::-1]
+            return given[::-1]
         config = self.config
         cards = self.rng.sample(UNPLEASANT_CARDS, config.unpleasant)
         cards += ["calm"] * (config.deck_size - config.unpleasant)
@@ -381,7 +485,8 @@ class ShowGame:
                 self._log(token, STACK_LABEL, PLAYER_LABELS[p], "coconut")
 
     def _gather(self, loc: int, kind: int, player: int, quota: int) -> list[int]:
-        """Draw up to ``quota`` tokens from a pile (S9); specialists draw one more (S20)."""
+        """Draw up to ``quota`` tokens from a pile (S9); specialists draw one more if there is
+        one and return one only then (S20, S21f)."""
         pile = self.piles[loc][kind]
         label = PILE_LABELS[loc][kind]
         extra = DRAW_SPECIALISTS.get(self.characters[player]) == kind
@@ -391,9 +496,13 @@ class ShowGame:
             self.known[token] |= bit
             self._log(token, label, PLAYER_LABELS[player], "gather")
         if len(drawn) > quota:
-            rejected, to_bottom = self.decisions[player].reject(self, player, drawn)
-            if rejected not in drawn:
-                raise RuleError(f"player_{player} rejected a token it did not draw")
+            answer = self._ask(player, "reject", drawn)
+            if not (isinstance(answer, tuple | list) and len(answer) == 2
+                    and isinstance(answer[1], bool)):
+                raise DecisionError(f"player_{player}'s reject() must return (token, to_bottom) "
+                                    f"with to_bottom True or False, got {describe(answer)}")
+            rejected = self._chosen(answer[0], drawn, player, "reject()", "a token it drew")
+            to_bottom = answer[1]
             drawn.remove(rejected)
             if to_bottom:
                 pile.insert(0, rejected)
@@ -403,11 +512,38 @@ class ShowGame:
         self.holdings[player].extend(drawn)
         return drawn
 
-    def _take_one(self, taker: int, candidates: list[int], chooser: Any) -> int:
-        token = chooser.take(self, taker, candidates)
-        if token not in candidates:
-            raise RuleError(f"player_{taker} chose a token that was not on offer")
-        return token
+    def _ask(self, player: int, method: str, *args: Any) -> Any:
+        """A choice of ``player``'s decision object (S19). An exception inside it becomes a
+        DecisionError naming it; the day is then undone (S21j)."""
+        try:
+            return getattr(self.decisions[player], method)(self, player, *args)
+        except Exception as error:
+            raise DecisionError(f"player_{player}'s {method}() raised {type(error).__name__}: "
+                                f"{error}") from error
+
+    def _take_one(self, taker: int, candidates: list[int]) -> int:
+        return self._chosen(self._ask(taker, "take", candidates), candidates, taker, "take()",
+                            "a token on offer")
+
+    @staticmethod
+    def _chosen(answer: Any, offered: Sequence[int], player: int, method: str,
+                what: str) -> int:
+        """A decision object's pick of one token or seat, checked before it is used (S21j)."""
+        if is_integer(answer) and answer in offered:
+            return int(answer)
+        raise DecisionError(f"player_{player}'s {method} must return {what}, got "
+                            f"{describe(answer)}")
+
+    def _chosen_tokens(self, answer: Any, offered: Any, player: int, method: str,
+                       what: str) -> list[int]:
+        """A decision object's list of distinct tokens, each one of ``offered`` (S21j)."""
+        if (type(answer) in (list, tuple) or isinstance(answer, list | tuple)) and all(
+                is_integer(t) and t in offered for t in answer):
+            tokens = [int(t) for t in answer]
+            if len(set(tokens)) == len(tokens):
+                return tokens
+        raise DecisionError(f"player_{player}'s {method} must return a list of distinct "
+                            f"tokens, {what}; got {describe(answer)}")
 
     # ----------------------------------------------------------------- resolution
     def _catch(self, guards: list[int], thieves: list[int]) -> None:
@@ -415,9 +551,12 @@ class ShowGame:
         hidden: set[int] = set()
         for thief in thieves:
             if self.characters[thief] == "ninja":
-                chosen = self.decisions[thief].ninja_hide(self, thief)
-                if len(chosen) > 2 or not set(chosen) <= set(self.holdings[thief]):
-                    raise RuleError(f"player_{thief} (Ninja) may hide at most 2 of its tokens")
+                chosen = self._chosen_tokens(
+                    self._ask(thief, "ninja_hide"), self.holdings[thief], thief,
+                    "ninja_hide()", "at most 2 of its own")
+                if len(chosen) > 2:
+                    raise DecisionError(f"player_{thief}'s ninja_hide() may hide at most 2 "
+                                        f"tokens, got {len(chosen)}")
                 hidden.update(chosen)
 
         def takeable(thief: int) -> list[int]:
@@ -429,19 +568,19 @@ class ShowGame:
                 for _ in range(2 if len(thieves) == 1 else 1):
                     candidates = takeable(thief)
                     if candidates:
-                        token = self._take_one(guard, candidates, self.decisions[guard])
+                        token = self._take_one(guard, candidates)
                         self._transfer(token, thief, guard, "guard_take")
             return
         for guard in guards:
             thief = thieves[0]
             if len(thieves) == 2:
                 offer = {t: takeable(t) for t in thieves}
-                thief = self.decisions[guard].pick_thief(self, guard, guards, thieves, offer)
-                if thief not in thieves:
-                    raise RuleError(f"player_{guard} picked a thief that was not caught")
+                thief = self._chosen(
+                    self._ask(guard, "pick_thief", guards, thieves, offer),
+                    thieves, guard, "pick_thief()", "the seat of a caught thief")
             candidates = takeable(thief)
             if candidates:
-                token = self._take_one(guard, candidates, self.decisions[guard])
+                token = self._take_one(guard, candidates)
                 self._transfer(token, thief, guard, "guard_take")
 
     def _gifts(self, givers: Sequence[int], guards: list[int]) -> None:
@@ -452,15 +591,13 @@ class ShowGame:
                 continue  # S13: nothing to give
             guard = guards[0]
             if len(guards) == 2:
-                guard = self.decisions[giver].pick_guard(self, giver, guards)
-                if guard not in guards:
-                    raise RuleError(f"player_{giver} picked a guard that is not there")
+                guard = self._chosen(self._ask(giver, "pick_guard", guards),
+                                     guards, giver, "pick_guard()", "the seat of a guard there")
             if self.characters[guard] == "arnold":
-                token = self._take_one(guard, list(holding), self.decisions[guard])
+                token = self._take_one(guard, list(holding))
             else:
-                token = self.decisions[giver].gift(self, giver, guard)
-                if token not in holding:
-                    raise RuleError(f"player_{giver} gave a token it does not hold")
+                token = self._chosen(self._ask(giver, "gift", guard), holding,
+                                     giver, "gift()", "a token it holds")
             self._transfer(token, giver, guard, "gift")
 
     def _resolve_campsite(self, order: list[int], choices: Sequence) -> None:
@@ -477,17 +614,20 @@ class ShowGame:
             for thief in thieves:
                 self._campsite_theft(thief, amount)
         elif guards:
-            # The rulebook's guard without a thief roams for coconuts at any location (S11).
+            # A guard without a thief draws coconuts at any location, the Campsite too (S11, S21a).
             self._draw_coconuts(guards, 2 if len(guards) == 1 else 1)
 
     def _campsite_theft(self, thief: int, amount: int) -> None:
-        """A free Campsite thief steals from other living players; no coconuts (S12)."""
+        """A free Campsite thief steals from other living players, a fellow thief included;
+        no coconuts (S12, S21b)."""
         owner = {t: p for p in self.living() if p != thief for t in self.holdings[p]}
-        stolen = self.decisions[thief].campsite_theft(self, thief, amount)
-        if (len(set(stolen)) != len(stolen) or not set(stolen) <= owner.keys()
-                or len(stolen) != min(amount, len(owner))):
-            raise RuleError(f"player_{thief} must steal {min(amount, len(owner))} token(s) "
-                            "held by other living players at the Campsite")
+        due = min(amount, len(owner))
+        stolen = self._chosen_tokens(
+            self._ask(thief, "campsite_theft", amount), owner, thief,
+            "campsite_theft()", f"{due} held by other living players (S12)")
+        if len(stolen) != due:
+            raise DecisionError(f"player_{thief}'s campsite_theft() must steal {due} token(s), "
+                                f"got {len(stolen)}")
         for token in stolen:
             self._transfer(token, owner[token], thief, "steal")
 
@@ -522,7 +662,7 @@ class ShowGame:
             while remaining:  # S10: one thief takes all, two pick alternately
                 thief = thieves[turn % len(thieves)]
                 token = (remaining[0] if len(thieves) == 1
-                         else self._take_one(thief, remaining, self.decisions[thief]))
+                         else self._take_one(thief, remaining))
                 remaining.remove(token)
                 self._transfer(token, loot[token], thief, "loot")
                 turn += 1
@@ -530,7 +670,7 @@ class ShowGame:
             self._draw_coconuts(guards, 2 if len(guards) == 1 else 1)  # S11
 
     def _event(self, order: list[int]) -> str:
-        card = self.deck.pop() if self.deck else END  # S14: an empty deck ends the show
+        card = self.deck.pop() if self.deck else END  # S14, S21c: an empty deck ends the show
         kind, size = parse_card(card)
         if kind in PILE_EVENTS:
             pile_kind = PILE_EVENTS[kind]
@@ -546,9 +686,8 @@ class ShowGame:
                 for _ in range(size):
                     if not self.holdings[victim]:
                         break
-                    token = self._take_one(remover, list(self.holdings[victim]),
-                                           self.decisions[remover])
-                    self.known[token] |= 1 << remover  # the remover handles the token
+                    token = self._take_one(remover, list(self.holdings[victim]))
+                    self.known[token] |= 1 << remover  # the remover handles the token (S21g)
                     self._discard(token, victim, "rat_plague")
         return card
 
@@ -561,18 +700,17 @@ class ShowGame:
             if self.food_value(self.holdings[p]) < 4:
                 starving.append(p)
                 continue
-            meal = self.decisions[p].supper(self, p)
-            holding = self.holdings[p]
+            meal = self._chosen_tokens(self._ask(p, "supper"), self.holdings[p], p, "supper()",
+                                       "food it holds")
             values = [self.value[t] for t in meal]
-            total = sum(values)
-            if (total < 4 or total - min(values) >= 4 or len(set(meal)) != len(meal)
-                    or not all(t in holding and self.category[t] != RAFT for t in meal)):
-                raise RuleError(f"player_{p}'s supper must be food tokens it holds worth at "
-                                "least 4 with no superfluous token (S15)")
+            if (not meal or sum(values) < 4 or sum(values) - min(values) >= 4
+                    or any(self.category[t] == RAFT for t in meal)):
+                raise DecisionError(f"player_{p}'s supper() must pay food worth at least 4 "
+                                    f"with no superfluous token (S15), got values {values}")
             payments[PLAYER_LABELS[p]] = [(CATEGORY_NAMES[self.category[t]], self.value[t])
                                           for t in meal]
             for token in meal:
-                self.known[token] = everyone  # payments are public (S18)
+                self.known[token] = everyone  # payments are public, values too (S18, S21h)
                 self._discard(token, p, "supper")
         return payments, starving
 
@@ -587,7 +725,9 @@ class ShowGame:
         """Resolve one day (S6-S16) and return its public log.
 
         ``choices[seat]`` is the (location, action) pair of each living seat and None for the
-        eliminated ones. A bad argument raises RuleError before anything changes.
+        eliminated ones. A bad argument raises RuleError before anything changes. The day is
+        atomic (S21j): if a decision object answers with a choice the rules do not allow (a
+        ``DecisionError``) or raises, the game, its RNG included, is restored as it was.
         """
         if self.done:
             raise RuleError("the show is over; start a new game")
@@ -602,6 +742,16 @@ class ShowGame:
                 raise RuleError(f"player_{seat} needs a (location, action) pair with a "
                                 f"location below {locs}, got {choice!r}")
         choices = [None if c is None else (int(c[0]), int(c[1])) for c in choices]
+        saved, rng_state = self._copied_state(), self.rng.getstate()
+        try:
+            return self._resolve_day(choices)
+        except BaseException:
+            self.__dict__.update(saved)
+            self.rng.setstate(rng_state)
+            raise
+
+    def _resolve_day(self, choices: list[tuple[int, int] | None]) -> dict[str, Any]:
+        n, locs = self.num_players, self.config.num_locations
         self.day += 1
         self._moves = moves = []
         order = self.playing_order()
@@ -651,24 +801,23 @@ class ShowGame:
         return log
 
     # ----------------------------------------------------------------- copies
+    def _copied_state(self) -> dict[str, Any]:
+        """The attributes, every container among them copied (the RNG excepted)."""
+        state = dict(self.__dict__)
+        state.update(
+            known=list(self.known), alive=list(self.alive), winners=list(self.winners),
+            final_keys=dict(self.final_keys), last_choices=list(self.last_choices),
+            characters=list(self.characters), holdings=[list(h) for h in self.holdings],
+            piles=[[list(p) for p in loc] for loc in self.piles], coconuts=list(self.coconuts),
+            out=list(self.out), deck=list(self.deck), _moves=[])
+        return state
+
     def clone(self) -> ShowGame:
         """An independent copy sharing only the immutable tables and the decision objects."""
         other = object.__new__(ShowGame)
-        other.__dict__.update(self.__dict__)
+        other.__dict__.update(self._copied_state())
         other.rng = random.Random()
         other.rng.setstate(self.rng.getstate())
-        other.known = list(self.known)
-        other.alive = list(self.alive)
-        other.winners = list(self.winners)
-        other.final_keys = dict(self.final_keys)
-        other.last_choices = list(self.last_choices)
-        other.characters = list(self.characters)
-        other.holdings = [list(h) for h in self.holdings]
-        other.piles = [[list(p) for p in loc] for loc in self.piles]
-        other.coconuts = list(self.coconuts)
-        other.out = list(self.out)
-        other.deck = list(self.deck)
-        other._moves = []
         return other
 
     def to_dict(self) -> dict[str, Any]:

@@ -16,12 +16,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
-from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from hunger_rl.envs.hunger_show.engine import (
     PLAYER_LABELS,
     SETUP_KEYS,
-    RuleError,
     ShowConfig,
     ShowGame,
     num_locations,
@@ -45,6 +43,18 @@ from hunger_rl.envs.hunger_show.tokens import (
 )
 from hunger_rl.envs.rendering import text_to_rgb
 from hunger_rl.envs.rewards import r1_reward
+from hunger_rl.envs.validation import (
+    ActionTypeError,
+    IllegalActionError,
+    InvalidValueError,
+    NotResetError,
+    check_action,
+    check_choice,
+    check_seed,
+    describe,
+    split_options,
+)
+from hunger_rl.envs.wrappers import OrderEnforcer
 
 NUM_CHOICES = NUM_ACTIONS * NUM_LOCATIONS  # Discrete(20)
 REWARD_MODES = ("r1", "shaped")
@@ -59,10 +69,6 @@ OWN_COLUMNS = (
 )
 PUBLIC_CATEGORIES = (FRUIT, CHICKEN, RAFT, CAN, COCONUT)
 KNOWN_FIELDS = 11  # known count x5 categories, known value sums: fruit chicken rope log can coco
-
-
-class IllegalActionError(ValueError):
-    """An action dict that the environment refuses; nothing has changed."""
 
 
 def encode_action(location: int, act: int) -> int:
@@ -142,12 +148,10 @@ class ShowParallelEnv(ParallelEnv):
                  unpleasant: int | None = None, end_window: int = 4, characters: bool = False,
                  decisions: Any = None, reward: str = "r1", render_mode: str | None = None):
         self.config = ShowConfig(num_players, events, deck_size, unpleasant, end_window,
-                                 bool(characters))
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
-                             f"None, got {render_mode!r}")
+                                 characters)
+        num_players = self.config.num_players
+        check_choice(reward, "reward", REWARD_MODES)
+        check_choice(render_mode, "render_mode", [*self.metadata["render_modes"], None])
         self.reward_mode = reward
         self.render_mode = render_mode
         self.decisions = decisions
@@ -221,18 +225,21 @@ class ShowParallelEnv(ParallelEnv):
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None):
-        if seed is not None:
-            self._seed_rng = random.Random(seed)
-        else:
-            seed = self._seed_rng.getrandbits(63)
-        setup = dict(options or {})
-        unknown = sorted(set(setup) - set(SETUP_KEYS))
-        if unknown:
-            warnings.warn(f"reset options {unknown} are ignored; the known ones are "
-                          f"{list(SETUP_KEYS)}", stacklevel=2)
-            for key in unknown:
-                del setup[key]
-        self.game = ShowGame(self.config, seed=seed, setup=setup, decisions=self.decisions)
+        """Start a game. Bad options or a bad seed raise before anything changes, the RNG that
+        seeds unseeded resets included."""
+        seed = check_seed(seed)
+        setup = split_options(options, SETUP_KEYS)
+        seed_rng = random.Random(seed) if seed is not None else self._seed_rng
+        before = seed_rng.getstate()
+        if seed is None:
+            seed = seed_rng.getrandbits(63)
+        try:
+            game = ShowGame(self.config, seed=seed, setup=setup, decisions=self.decisions)
+        except BaseException:
+            seed_rng.setstate(before)
+            raise
+        self._seed_rng = seed_rng
+        self.game = game
         self.agents = list(self.possible_agents)
         self.last_log = None
         self._last_event = None
@@ -243,31 +250,35 @@ class ShowParallelEnv(ParallelEnv):
 
     # ------------------------------------------------------------------ step
     def check_actions(self, actions: Mapping[str, Any]) -> list[tuple[int, int] | None]:
-        """Validate a whole action dict; return the engine's choices. Raises before any change."""
+        """Validate a whole action dict; return the engine's choices. Raises before any change.
+
+        Actions for agents that have already left (eliminated earlier) are ignored, as
+        PettingZoo's conversion wrappers ignore extra keys; unknown names raise.
+        """
         if self.game is None:
-            raise IllegalActionError("call reset() before step()")
+            raise NotResetError("call reset() before step()")
+        if not isinstance(actions, Mapping):
+            raise ActionTypeError(f"step() takes a dict from agent name to action, got "
+                                  f"{describe(actions)}")
         if not self.agents:
             raise IllegalActionError("the show is over; call reset() to start a new game")
+        unknown = [a for a in actions if not (isinstance(a, str) and a in self.agent_seats)]
+        if unknown:
+            raise IllegalActionError(f"unknown agent(s) {describe(unknown)}; agents are "
+                                     f"{self.possible_agents}")
         missing = [a for a in self.agents if a not in actions]
         if missing:
             raise IllegalActionError(f"no action for living agent(s) {missing}")
-        for agent in actions:
-            if agent not in self.agents:
-                if agent in self.agent_seats:
-                    raise IllegalActionError(f"{agent} is eliminated and cannot act")
-                raise IllegalActionError(f"unknown agent {agent!r}; agents are {self.agents}")
         choices: list[tuple[int, int] | None] = [None] * self.config.num_players
-        for agent, action in actions.items():
-            choices[self.agent_seats[agent]] = self._check_action(agent, action)
+        for agent in self.agents:
+            choices[self.agent_seats[agent]] = self._check_action(agent, actions[agent])
         return choices
 
     def _check_action(self, agent: str, action: Any) -> tuple[int, int]:
-        try:
-            value = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"{agent}: action {action!r} is not an integer") from None
-        if value != action or not 0 <= value < NUM_CHOICES:
-            raise IllegalActionError(f"{agent}: action {action!r} is outside 0..{NUM_CHOICES - 1}")
+        """One living agent's action as the engine's (location, action) pair, or an error:
+        ``ActionTypeError`` unless an exact integer, ``IllegalActionError`` if out of range or
+        masked."""
+        value = check_action(action, NUM_CHOICES, agent)
         if not self._mask[value]:
             legal = NUM_ACTIONS * self.config.num_locations
             raise IllegalActionError(
@@ -281,10 +292,7 @@ class ShowParallelEnv(ParallelEnv):
         choices = self.check_actions(actions)
         game = self.game
         acting = self.agents
-        try:
-            log = game.play_day(choices)
-        except RuleError as error:
-            raise IllegalActionError(str(error)) from error
+        log = game.play_day(choices)  # atomic (S21j): a DecisionError changes nothing
         self.last_log = log
         self._last_event = log["event"]
         n = self.config.num_players
@@ -386,7 +394,15 @@ class ShowParallelEnv(ParallelEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The current observation of one agent (also after it left the game)."""
+        self._check_agent(agent, "observe")
         return self._observe_all([agent])[agent]
+
+    def _check_agent(self, agent: Any, caller: str) -> None:
+        if self.game is None:
+            raise NotResetError(f"call reset() before {caller}()")
+        if not (isinstance(agent, str) and agent in self.agent_seats):
+            raise InvalidValueError(f"unknown agent {describe(agent)}; agents are "
+                                    f"{self.possible_agents}")
 
     def action_mask(self, agent: str) -> np.ndarray:
         return self.observe(agent)["action_mask"]
@@ -400,7 +416,7 @@ class ShowParallelEnv(ParallelEnv):
             warnings.warn("render() called without a render_mode", stacklevel=2)
             return None
         if self.game is None:
-            raise RuntimeError("call reset() before render()")
+            raise NotResetError("call reset() before render()")
         text = render_text(self.game, self.last_log)
         if self.render_mode == "human":
             print(text)
@@ -412,15 +428,39 @@ class ShowParallelEnv(ParallelEnv):
 
 
 class ShowAECView(parallel_to_aec_wrapper):
-    """PettingZoo's AEC view of the Parallel env, checking each action as it arrives."""
+    """PettingZoo's AEC view of the Parallel env, checking each action as it arrives.
+
+    A refused action changes nothing, the pending actions of the day included, so the view
+    never gets stuck: the same agent simply acts again.
+    """
 
     def step(self, action: Any) -> None:
+        if self.env.game is None:
+            raise NotResetError("call reset() before step()")
+        if not self.agents:
+            raise IllegalActionError("the show is over and every agent has left; call reset()")
         agent = self.agent_selection
-        if action is not None and not (self.terminations[agent] or self.truncations[agent]):
-            if not self.env.agents:
-                raise IllegalActionError("the show is over; call reset() to start a new game")
-            self.env._check_action(agent, action)
-        super().step(action)
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise IllegalActionError(f"{agent} has left the game; step it with None, got "
+                                         f"{describe(action)}")
+            super().step(None)
+            return
+        self.env._check_action(agent, action)
+        pending = self._actions.get(agent)
+        try:
+            super().step(action)
+        except BaseException:
+            self._actions[agent] = pending  # the day did not happen: the agent acts again
+            raise
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The observation of the last step; for an agent that left before it, the current
+        one (all-zero mask)."""
+        self.env._check_agent(agent, "observe")
+        if agent in self._observations:
+            return self._observations[agent]
+        return self.env.observe(agent)
 
 
 def parallel_env(**kwargs: Any) -> ShowParallelEnv:
@@ -431,5 +471,5 @@ def raw_env(**kwargs: Any) -> ShowAECView:
     return ShowAECView(ShowParallelEnv(**kwargs))
 
 
-def env(**kwargs: Any) -> OrderEnforcingWrapper:
-    return OrderEnforcingWrapper(raw_env(**kwargs))
+def env(**kwargs: Any) -> OrderEnforcer:
+    return OrderEnforcer(raw_env(**kwargs))

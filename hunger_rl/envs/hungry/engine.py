@@ -18,6 +18,15 @@ from functools import cache
 
 import numpy as np
 
+from hunger_rl.envs.validation import (
+    IllegalActionError,
+    InvalidTypeError,
+    InvalidValueError,
+    check_choice,
+    check_int,
+    describe,
+)
+
 COLOURS = ("red", "blue", "green", "yellow", "purple")
 NUM_COLOURS = 5
 NUM_STARS = 5
@@ -93,10 +102,6 @@ def describe_action(action: int) -> str:
 
 # ACTION_RESORT[a] without a Python call per use: the hot paths index it.
 ACTION_RESORT = tuple(action_resort(a) for a in range(NUM_ACTIONS))
-
-
-class IllegalActionError(ValueError):
-    """An action that the rules do not allow in the current state."""
 
 
 Places = tuple[int | None, int | None]
@@ -392,11 +397,9 @@ class HungryState:
         tied_second: str = "next",
     ) -> HungryState:
         """Shuffle (or take ``deck``, 50 card types top first), remove 2, deal 8 each (H2)."""
-        check_num_players(num_players)
-        if tied_second not in TIED_SECOND_RULES:
-            raise ValueError(f"tied_second must be one of {TIED_SECOND_RULES}, got {tied_second!r}")
-        if not 0 <= first_player < num_players:
-            raise ValueError(f"first_player {first_player} is not a seat of {num_players} players")
+        num_players = check_num_players(num_players)
+        check_choice(tied_second, "tied_second", TIED_SECOND_RULES)
+        first_player = check_int(first_player, "first_player", 0, num_players - 1)
         if deck is None:
             rng = rng if rng is not None else np.random.default_rng()
             shuffled = rng.permutation(FULL_DECK_ARRAY)
@@ -584,32 +587,41 @@ class HungryState:
             table[at.to_move + player] = 1
 
 
-def check_num_players(num_players: int) -> None:
-    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
-        raise TypeError(f"num_players must be an int, got {type(num_players).__name__}")
+def check_num_players(num_players: int) -> int:
+    """``num_players`` as an ``int`` (NumPy integers accepted) if it is 2 to 4 (H2)."""
+    num_players = check_int(num_players, "num_players")
     if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-        raise ValueError(
+        raise InvalidValueError(
             f"Hungry is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got num_players={num_players}"
         )
+    return num_players
 
 
-def validate_deck(deck: Sequence[int]) -> list[int]:
-    """Check that ``deck`` is an order of exactly the 50 cards (two of each type)."""
-    if isinstance(deck, (str, bytes)) or not isinstance(deck, Sequence | np.ndarray):
-        raise ValueError(f"deck must be a sequence of card types, got {type(deck).__name__}")
+def validate_deck(deck: Sequence[int], path: str = "deck") -> list[int]:
+    """Check that ``deck`` is an order of exactly the 50 cards (two of each type); errors name
+    it by ``path``."""
+    if isinstance(deck, np.ndarray) and deck.ndim == 1:
+        deck = deck.tolist()
+    if not isinstance(deck, list | tuple):
+        raise InvalidTypeError(f"{path}: expected a list of card types, got {describe(deck)}")
     not_ints = [c for c in deck if isinstance(c, bool) or not isinstance(c, int | np.integer)]
     if not_ints:
-        raise ValueError(f"deck entries must be integer card types 0..24, got {not_ints[:5]}")
+        raise InvalidTypeError(
+            f"{path}: entries must be integer card types 0..24, got {describe(not_ints[:5])}"
+        )
     order = [int(c) for c in deck]
     if len(order) != DECK_SIZE:
-        raise ValueError(f"deck must hold exactly {DECK_SIZE} cards, got {len(order)}")
+        raise InvalidValueError(f"{path} must hold exactly {DECK_SIZE} cards, got {len(order)}")
     bad = sorted({c for c in order if not 0 <= c < NUM_CARD_TYPES})
     if bad:
-        raise ValueError(f"deck holds card types outside 0..{NUM_CARD_TYPES - 1}: {bad}")
+        raise InvalidValueError(
+            f"{path} holds card types outside 0..{NUM_CARD_TYPES - 1}: {bad[:5]}"
+        )
     counts = np.bincount(order, minlength=NUM_CARD_TYPES)
     wrong = {card_name(c): int(n) for c, n in enumerate(counts) if n != COPIES_PER_TYPE}
     if wrong:
-        raise ValueError(
-            f"deck must hold each card type exactly {COPIES_PER_TYPE} times; wrong counts: {wrong}"
+        raise InvalidValueError(
+            f"{path} must hold each card type exactly {COPIES_PER_TYPE} times; "
+            f"wrong counts: {wrong}"
         )
     return order

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import sys
-import warnings
 from collections import OrderedDict
 from typing import TextIO
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from hunger_rl.envs.hungry import render
 from hunger_rl.envs.hungry.engine import (
@@ -21,12 +19,23 @@ from hunger_rl.envs.hungry.engine import (
     TIED_SECOND_RULES,
     TOTAL_PLAYS,
     HungryState,
-    IllegalActionError,
     check_num_players,
     describe_action,
     table_layout,
+    validate_deck,
 )
 from hunger_rl.envs.rewards import r1_rewards
+from hunger_rl.envs.validation import (
+    IllegalActionError,
+    InvalidValueError,
+    NotResetError,
+    check_action,
+    check_choice,
+    check_seed,
+    key_path,
+    split_options,
+)
+from hunger_rl.envs.wrappers import OrderEnforcer, TerminateIllegal
 
 REWARD_MODES = ("win", "score")
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
@@ -96,19 +105,6 @@ def _observation_high(num_players: int) -> np.ndarray:
     return high
 
 
-def check_action(action: object) -> int:
-    """Return ``action`` as an int, or raise a clear error for a wrong type or range."""
-    if type(action) is int and 0 <= action < NUM_ACTIONS:
-        return action
-    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-        action = action.item()
-    if isinstance(action, bool) or not isinstance(action, int | np.integer):
-        raise TypeError(f"an action must be an integer in 0..{NUM_ACTIONS - 1}, got {action!r}")
-    if not 0 <= action < NUM_ACTIONS:
-        raise ValueError(f"action {action} is outside the action space 0..{NUM_ACTIONS - 1}")
-    return int(action)
-
-
 class raw_env(AECEnv):
     """Hungry for 2-4 players as a PettingZoo AEC environment. See ``hungry_v0`` for the card."""
 
@@ -127,21 +123,12 @@ class raw_env(AECEnv):
         tied_second: str = "next",
     ):
         super().__init__()
-        check_num_players(num_players)
+        num_players = check_num_players(num_players)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
-        if first_player != "random" and first_player not in self.possible_agents:
-            raise ValueError(
-                f"first_player must be 'random' or one of {self.possible_agents}, "
-                f"got {first_player!r}"
-            )
-        if tied_second not in TIED_SECOND_RULES:
-            raise ValueError(f"tied_second must be one of {TIED_SECOND_RULES}, got {tied_second!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
-            )
+        check_choice(reward, "reward", REWARD_MODES)
+        check_choice(first_player, "first_player", ["random", *self.possible_agents])
+        check_choice(tied_second, "tied_second", TIED_SECOND_RULES)
+        check_choice(render_mode, "render_mode", [*self.metadata["render_modes"], None])
         self.num_players = num_players
         self.render_mode = render_mode
         self.reward_mode = reward
@@ -171,28 +158,28 @@ class raw_env(AECEnv):
     # -- episode ------------------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game. ``options={"deck": [...]}`` fixes the 50-card order, top first."""
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(RESET_OPTIONS))
-        if unknown:
-            # A warning, not an error: PettingZoo's api_test resets with made-up options.
-            warnings.warn(
-                f"ignoring unknown reset options {unknown}; known: {list(RESET_OPTIONS)}",
-                stacklevel=2,
-            )
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
+        """Deal a new game. ``options={"deck": [...]}`` fixes the 50-card order, top first.
+
+        Bad options or a bad seed raise before anything changes, the env's RNG included.
+        """
+        seed = check_seed(seed)
+        options = split_options(options, RESET_OPTIONS)
+        deck = options.get("deck")
+        if deck is not None:
+            deck = validate_deck(deck, key_path("options", "deck"))
+        rng = self._rng if seed is None else np.random.default_rng(seed)
         if self.first_player == "random":
-            first = int(self._rng.integers(self.num_players))
+            first = int(rng.integers(self.num_players))
         else:
             first = self.possible_agents.index(self.first_player)
         self.game = HungryState.new_game(
             self.num_players,
-            rng=self._rng,
-            deck=options.get("deck"),
+            rng=rng,
+            deck=deck,
             first_player=first,
             tied_second=self.tied_second,
         )
+        self._rng = rng
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -203,19 +190,19 @@ class raw_env(AECEnv):
 
     def step(self, action: object) -> None:
         if self.game is None:
-            raise RuntimeError("call reset() before step()")
+            raise NotResetError("call reset() before step()")
         if not self.agents:
-            raise RuntimeError("the game is over and every agent has left; call reset()")
+            raise IllegalActionError("the game is over and every agent has left; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
-                raise ValueError(
+                raise IllegalActionError(
                     f"{agent} has finished; a finished agent must be stepped with None, "
                     f"got {action!r}"
                 )
             self._was_dead_step(action)
             return
-        action = check_action(action)
+        action = check_action(action, NUM_ACTIONS, agent)
         try:
             self.game.apply_action(action)
         except IllegalActionError as error:
@@ -252,7 +239,11 @@ class raw_env(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self.game
-        player = self._agent_index[agent]
+        if game is None:
+            raise NotResetError("call reset() before observe()")
+        player = self._agent_index.get(agent) if isinstance(agent, str) else None
+        if player is None:
+            raise InvalidValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
         observation = game.table[self._observation_indices[player]].astype(np.float32)
         return {"observation": observation, "action_mask": game.legal_mask(player)}
 
@@ -262,7 +253,7 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             return None
         if self.game is None:
-            raise RuntimeError("call reset() before render()")
+            raise NotResetError("call reset() before render()")
         text = render.ansi_table(self.game, self.possible_agents)
         if self.render_mode == "ansi":
             return text
@@ -278,20 +269,19 @@ class raw_env(AECEnv):
 def env(illegal_action: str = "raise", **kwargs) -> AECEnv:
     """``raw_env`` in PettingZoo's standard wrappers.
 
-    ``OrderEnforcingWrapper`` always. ``AssertOutOfBoundsWrapper`` is left out: ``raw_env``
+    ``OrderEnforcingWrapper`` always (as ``OrderEnforcer``, raising ``NotResetError`` before
+    ``reset``). ``AssertOutOfBoundsWrapper`` is left out: ``raw_env``
     already rejects a wrong type or range with an error that names the action.
     ``illegal_action="raise"`` (default) raises :class:`IllegalActionError` on a masked action,
     leaving the game unchanged; ``"terminate"`` follows PettingZoo's ``TerminateIllegalWrapper``:
-    the game ends, the offender gets -1 and everybody else 0.
+    the game ends, the offender gets -1 and everybody else 0 (an action of the wrong type or
+    range still raises).
     """
-    if illegal_action not in ILLEGAL_ACTION_MODES:
-        raise ValueError(
-            f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}"
-        )
+    check_choice(illegal_action, "illegal_action", ILLEGAL_ACTION_MODES)
     wrapped: AECEnv = raw_env(**kwargs)
     if illegal_action == "terminate":
-        wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+        wrapped = TerminateIllegal(wrapped, illegal_reward=-1)
+    return OrderEnforcer(wrapped)
 
 
 def demo(num_players: int = 2, seed: int = 0, out: TextIO | None = None) -> None:
