@@ -3,7 +3,9 @@
 A ``ShowGame`` holds every token of the game in exactly one place: a pile at a location, the
 coconut stack, a player's holding, or ``out`` (the box: unused at setup, eaten, removed by events
 or by elimination). ``play_day`` resolves one day from every living player's (location, action)
-pick; every other choice goes through the players' decision objects (S19).
+pick; every other choice goes through the players' decision objects (S19). In the full-decision
+mode ``start_day`` resolves the day up to the first choice and records it as ``pending``;
+``choose`` answers it with an action of ``full_decisions`` and goes on to the next one.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
+from hunger_rl.envs.hunger_show.full_decisions import PendingChoice, decision_steps
 from hunger_rl.envs.hunger_show.tokens import (
     ACTION_NAMES,
     BEACH,
@@ -344,6 +347,13 @@ class ShowGame:
         self._deal_tokens(setup)
         self.deck = self._build_deck(setup.get("event_deck"))
         self._moves: list[tuple[str, str, str, str]] = []
+        self._clear_pending()
+
+    def _clear_pending(self) -> None:
+        self.pending: PendingChoice | None = None
+        self._day: Resolution | None = None
+        self._steps: Generator[PendingChoice, int, Any] | None = None
+        self._day_start: tuple[dict[str, Any], Any] | None = None
 
     # ----------------------------------------------------------------- setup
     def _deal_characters(self, chosen: list[str] | None) -> list[str | None]:
@@ -746,19 +756,7 @@ class ShowGame:
         atomic (S21j): if a decision object answers with a choice the rules do not allow (a
         ``DecisionError``) or raises, the game, its RNG included, is restored as it was.
         """
-        if self.done:
-            raise RuleError("the show is over; start a new game")
-        n, locs = self.num_players, self.config.num_locations
-        if len(choices) != n:
-            raise RuleError(f"expected {n} choices, got {len(choices)}")
-        for seat, choice in enumerate(choices):
-            if not self.alive[seat]:
-                if choice is not None:
-                    raise RuleError(f"player_{seat} is eliminated and cannot choose")
-            elif not _is_pick(choice, locs):
-                raise RuleError(f"player_{seat} needs a (location, action) pair with a "
-                                f"location below {locs}, got {choice!r}")
-        choices = [None if c is None else (int(c[0]), int(c[1])) for c in choices]
+        choices = self._checked_picks(choices)
         saved, rng_state = self._copied_state(), self.rng.getstate()
         try:
             day, answer = self._resolve_day(choices), None
@@ -770,6 +768,77 @@ class ShowGame:
             self.__dict__.update(saved)
             self.rng.setstate(rng_state)
             raise
+
+    def start_day(self, choices: Sequence[tuple[int, int] | None]) -> dict[str, Any] | None:
+        """Full-decision mode: resolve the day up to its first S19 choice and record it in
+        ``pending``; return None then, or the day's log if no choice came up. Arguments as
+        ``play_day``; decision objects are not asked."""
+        if self.pending is not None:
+            raise RuleError(f"player_{self.pending.player} has a pending {self.pending.kind} "
+                            "choice; answer it with choose() first")
+        choices = self._checked_picks(choices)
+        self._day_start = self._copied_state(), self.rng.getstate()
+        self._day = self._resolve_day(choices)
+        return self._advance(None)
+
+    def choose(self, action: Any) -> dict[str, Any] | None:
+        """Answer the pending choice with one of its legal actions (``full_decisions``); return
+        None while the day waits for another choice, else the day's log. An illegal action
+        raises RuleError and changes nothing."""
+        pending = self.pending
+        if pending is None:
+            raise RuleError("no choice is pending; start a day with start_day()")
+        if not (is_integer(action) and int(action) in pending.legal):
+            raise RuleError(f"player_{pending.player}'s {pending.kind} choice must be one of "
+                            f"{list(pending.legal)}, got {describe(action)}")
+        return self._advance(int(action))
+
+    def _advance(self, action: int | None) -> dict[str, Any] | None:
+        """Send ``action`` to the pending step, then run the day to its next step or its end."""
+        try:
+            answer = None
+            if self._steps is not None:
+                try:
+                    self.pending = self._steps.send(action)
+                    return None
+                except StopIteration as answered:
+                    answer = answered.value
+            while True:
+                self._steps = decision_steps(self, self._day.send(answer))
+                try:
+                    self.pending = next(self._steps)
+                    return None
+                except StopIteration as answered:
+                    answer = answered.value
+        except StopIteration as finished:
+            self._clear_pending()
+            return finished.value
+        except BaseException:
+            saved, rng_state = self._day_start
+            self.__dict__.update(saved)
+            self.rng.setstate(rng_state)
+            self._clear_pending()
+            raise
+
+    def _checked_picks(self, choices: Sequence[tuple[int, int] | None]
+                       ) -> list[tuple[int, int] | None]:
+        """The day's picks as (location, action) pairs, or a RuleError."""
+        if self.done:
+            raise RuleError("the show is over; start a new game")
+        if self.pending is not None:
+            raise RuleError("a day is under way in the full-decision mode; answer its "
+                            "pending choice with choose()")
+        n, locs = self.num_players, self.config.num_locations
+        if len(choices) != n:
+            raise RuleError(f"expected {n} choices, got {len(choices)}")
+        for seat, choice in enumerate(choices):
+            if not self.alive[seat]:
+                if choice is not None:
+                    raise RuleError(f"player_{seat} is eliminated and cannot choose")
+            elif not _is_pick(choice, locs):
+                raise RuleError(f"player_{seat} needs a (location, action) pair with a "
+                                f"location below {locs}, got {choice!r}")
+        return [None if c is None else (int(c[0]), int(c[1])) for c in choices]
 
     def _resolve_day(self, choices: list[tuple[int, int] | None]) -> Resolution:
         n, locs = self.num_players, self.config.num_locations
@@ -833,8 +902,13 @@ class ShowGame:
             out=list(self.out), deck=list(self.deck), _moves=[])
         return state
 
+    def _check_between_days(self, what: str) -> None:
+        if self.pending is not None:
+            raise RuleError(f"cannot {what} in the middle of a day (a choice is pending)")
+
     def clone(self) -> ShowGame:
         """An independent copy sharing only the immutable tables and the decision objects."""
+        self._check_between_days("clone the game")
         other = object.__new__(ShowGame)
         other.__dict__.update(self._copied_state())
         other.rng = random.Random()
@@ -846,6 +920,7 @@ class ShowGame:
 
         Decision objects are not part of it; pass them again to ``from_dict``.
         """
+        self._check_between_days("save the game")
         version, internal, gauss = self.rng.getstate()
         return {
             "config": asdict(self.config),
@@ -894,6 +969,7 @@ class ShowGame:
         game.out = list(data["out"])
         game.deck = list(data["deck"])
         game._moves = []
+        game._clear_pending()
         return game
 
     def describe_token(self, token: int) -> str:
