@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import ParallelEnv
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
 from hunger_rl.envs.hunger_show.engine import (
@@ -58,6 +58,7 @@ from hunger_rl.envs.wrappers import OrderEnforcer
 
 NUM_CHOICES = NUM_ACTIONS * NUM_LOCATIONS  # Discrete(20)
 REWARD_MODES = ("r1", "shaped")
+DECISION_MODES = ("objects", "agents")
 SHAPING_WEIGHT = 0.1
 OBSERVATION_HIGH = 1000.0
 
@@ -146,7 +147,14 @@ class ShowParallelEnv(ParallelEnv):
 
     def __init__(self, num_players: int = 4, events: str = "standard", deck_size: int = 10,
                  unpleasant: int | None = None, end_window: int = 4, characters: bool = False,
-                 decisions: Any = None, reward: str = "r1", render_mode: str | None = None):
+                 decisions: Any = None, reward: str = "r1", render_mode: str | None = None,
+                 decision_mode: str = "objects"):
+        check_choice(decision_mode, "decision_mode", DECISION_MODES)
+        if decision_mode == "agents":
+            raise InvalidValueError(
+                "decision_mode='agents' has no Parallel form: after the simultaneous picks "
+                "each choice is one agent's step; use hunger_show_v0.env(decision_mode="
+                "'agents') (AEC)")
         self.config = ShowConfig(num_players, events, deck_size, unpleasant, end_window,
                                  characters)
         num_players = self.config.num_players
@@ -290,9 +298,18 @@ class ShowParallelEnv(ParallelEnv):
 
     def step(self, actions: Mapping[str, Any]):
         choices = self.check_actions(actions)
-        game = self.game
         acting = self.agents
-        log = game.play_day(choices)  # atomic (S21j): a DecisionError changes nothing
+        log = self.game.play_day(choices)  # atomic (S21j): a DecisionError changes nothing
+        rewards, terminations, infos = self.day_outcome(acting, log)
+        observations = self._observe_all(acting)
+        truncations = dict.fromkeys(acting, False)
+        self.agents = [] if self.game.done else [a for a in acting if not terminations[a]]
+        return observations, rewards, terminations, truncations, infos
+
+    def day_outcome(self, acting: list[str], log: dict[str, Any]
+                    ) -> tuple[dict[str, float], dict[str, bool], dict[str, dict[str, Any]]]:
+        """Rewards, terminations and infos of the agents that acted on a day just resolved."""
+        game = self.game
         self.last_log = log
         self._last_event = log["event"]
         n = self.config.num_players
@@ -314,10 +331,7 @@ class ShowParallelEnv(ParallelEnv):
                     rewards[agent] = r1_reward(n, 0.0)  # R1: eliminated early, paid on leaving
         if self.reward_mode == "shaped":
             self._shape(acting, rewards)
-        observations = self._observe_all(acting)
-        truncations = dict.fromkeys(acting, False)
-        self.agents = [] if game.done else [a for a in acting if not terminations[a]]
-        return observations, rewards, terminations, truncations, infos
+        return rewards, terminations, infos
 
     def _shape(self, acting: list[str], rewards: dict[str, float]) -> None:
         """Shaped mode: R1 plus SHAPING_WEIGHT x (own change in raft sets minus the mean change
@@ -467,7 +481,13 @@ def parallel_env(**kwargs: Any) -> ShowParallelEnv:
     return ShowParallelEnv(**kwargs)
 
 
-def raw_env(**kwargs: Any) -> ShowAECView:
+def raw_env(**kwargs: Any) -> AECEnv:
+    """The AEC env: the view of the Parallel env, or with ``decision_mode="agents"`` the
+    full-decision env."""
+    if kwargs.get("decision_mode", "objects") == "agents":
+        from hunger_rl.envs.hunger_show.full_env import ShowFullDecisionEnv
+
+        return ShowFullDecisionEnv(**kwargs)
     return ShowAECView(ShowParallelEnv(**kwargs))
 
 
