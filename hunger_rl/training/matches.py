@@ -124,9 +124,11 @@ def _play_chunk(task) -> list[GameRecord]:
 
 
 def _make_env(game: str, num_players: int, env_kwargs: dict):
-    """Hungry's AEC ``raw_env`` or HUNGER: The Show's native Parallel env."""
+    """Hungry's AEC ``raw_env`` or HUNGER: The Show's native Parallel env (its AEC env in the
+    full-decision mode)."""
     module = load_game(game)
-    factory = module.raw_env if game == "hungry" else module.parallel_env
+    aec = game == "hungry" or env_kwargs.get("decision_mode") == "agents"
+    factory = module.raw_env if aec else module.parallel_env
     try:
         return factory(num_players=num_players, **env_kwargs)
     except TypeError as error:  # an unknown keyword argument
@@ -151,6 +153,8 @@ def _play_hungry(num_players, policies, rngs, env_seed, env_kwargs):
 
 
 def _play_show(num_players, policies, rngs, env_seed, env_kwargs):
+    if env_kwargs.get("decision_mode") == "agents":
+        return _play_show_full(num_players, policies, rngs, env_seed, env_kwargs)
     game_env = _make_env("hunger_show", num_players, env_kwargs)
     observations, _ = game_env.reset(seed=env_seed)
     seat_of = {agent: i for i, agent in enumerate(game_env.possible_agents)}
@@ -168,3 +172,20 @@ def _play_show(num_players, policies, rngs, env_seed, env_kwargs):
         if "ranking_key" in info:
             scores[seat_of[agent]] = tuple(info["ranking_key"])
     return win_shares(num_players, winners), scores
+
+
+def _play_show_full(num_players, policies, rngs, env_seed, env_kwargs):
+    """HUNGER in the full-decision mode: every pick and every later choice is a policy's step."""
+    game_env = _make_env("hunger_show", num_players, env_kwargs)
+    game_env.reset(seed=env_seed)
+    seat_of = {agent: i for i, agent in enumerate(game_env.possible_agents)}
+    for agent in game_env.agent_iter():
+        observation, _, terminated, truncated, _ = game_env.last()
+        if terminated or truncated:
+            game_env.step(None)
+            continue
+        seat = seat_of[agent]
+        game_env.step(policies[seat].act(observation, rngs[seat]))
+    game = game_env.game
+    scores = [game.final_keys.get(seat) for seat in range(num_players)]
+    return win_shares(num_players, game.winners), scores
