@@ -257,7 +257,9 @@ def rule_action(game: ShowGame, pending: PendingChoice) -> int:
 
     It reads only what the chooser knows, and draws nothing from the game's RNG: where the
     rule picks at random among tokens the chooser cannot tell apart, it names their class and
-    the engine draws, exactly as the default rule would.
+    the engine draws, exactly as the default rule would. At supper, once the tokens eaten so
+    far are not all part of the S19 meal (the agent chose otherwise), it names the first legal
+    token class.
     """
     player, kind = pending.player, pending.kind
     if kind == "take":
@@ -278,7 +280,10 @@ def rule_action(game: ShowGame, pending: PendingChoice) -> int:
     if kind == "gift":
         token = _RULES.gift(game, player, pending.counterpart)
     elif kind == "supper":
-        token = next(t for t in _RULES.supper(game, player) if t not in pending.chosen)
+        meal = _RULES.supper(game, player)
+        if not set(pending.chosen) <= set(meal):
+            return pending.legal[0]  # the meal so far left the S19 meal: the first legal token
+        token = next(t for t in meal if t not in pending.chosen)
     elif kind == "reject":
         token = _RULES.reject(game, player, pending.offered)[0]
     elif kind == "reject_place":
