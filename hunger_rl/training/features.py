@@ -63,9 +63,11 @@ HUNGRY_FEATURE_SCALE = 10.0
 
 
 @functools.cache
-def observation_scale(game: str, num_players: int) -> np.ndarray:
-    """Per-feature divisors of the raw observation vector (the scaling part of the encoders)."""
-    game_env = load_game(game).raw_env(num_players=num_players)
+def observation_scale(game: str, num_players: int, decision_mode: str = "objects") -> np.ndarray:
+    """Per-feature divisors of the raw observation vector (the scaling part of the encoders);
+    HUNGER's full-decision mode (``decision_mode="agents"``) has a longer vector."""
+    options = {"decision_mode": decision_mode} if decision_mode != "objects" else {}
+    game_env = load_game(game).raw_env(num_players=num_players, **options)
     box = game_env.observation_space(game_env.possible_agents[0])["observation"]
     if game == "hunger_show":
         scale = np.full(box.shape, SHOW_SCALE, dtype=np.float32)
@@ -84,8 +86,8 @@ class ScaledEncoder:
     inference of a policy file cannot disagree.
     """
 
-    def __init__(self, game: str, num_players: int):
-        self._scale = observation_scale(game, num_players)
+    def __init__(self, game: str, num_players: int, decision_mode: str = "objects"):
+        self._scale = observation_scale(game, num_players, decision_mode)
         self.size = self._scale.size
 
     def __call__(self, observation: np.ndarray) -> np.ndarray:
@@ -196,8 +198,8 @@ class ShowEncoder(ScaledEncoder):
     """The HUNGER: The Show encoding: the scaled observation, then the crowd values (see the
     module docstring), one observation at a time (the valuation is plain Python)."""
 
-    def __init__(self, num_players: int):
-        super().__init__("hunger_show", num_players)
+    def __init__(self, num_players: int, decision_mode: str = "objects"):
+        super().__init__("hunger_show", num_players, decision_mode)
         self.num_players = num_players
         self.num_actions = SHOW_CHOICES
         # The same in every state of the game (S6).
@@ -228,12 +230,13 @@ class ShowEncoder(ScaledEncoder):
 
 
 @functools.cache
-def _cached_encoder(game: str, num_players: int, tied_second: str, features: bool):
+def _cached_encoder(game: str, num_players: int, tied_second: str, features: bool,
+                    decision_mode: str):
     if game == "hungry" and features:
         return HungryEncoder(num_players, tied_second)
     if game == "hunger_show" and features:
-        return ShowEncoder(num_players)
-    return ScaledEncoder(game, num_players)
+        return ShowEncoder(num_players, decision_mode)
+    return ScaledEncoder(game, num_players, decision_mode)
 
 
 def make_encoder(game: str, num_players: int, game_options: dict[str, Any] | None = None,
@@ -242,5 +245,6 @@ def make_encoder(game: str, num_players: int, game_options: dict[str, Any] | Non
     ``encoder.batch(vectors) -> array`` (the same encoding, row by row), ``encoder.size``.
     ``features=False`` gives the scaled observation only (policies exported by the RLlib
     backend)."""
-    tied_second = (game_options or {}).get("tied_second", "next")
-    return _cached_encoder(game, num_players, tied_second, features)
+    options = game_options or {}
+    return _cached_encoder(game, num_players, options.get("tied_second", "next"), features,
+                           options.get("decision_mode", "objects"))
