@@ -47,15 +47,19 @@ from hunger_rl.envs.hunger_show.decisions import (
     take_preference,
 )
 from hunger_rl.envs.hunger_show.tokens import (
+    ACTION_NAMES,
     CAN,
+    CATEGORY_NAMES,
     CHICKEN,
     COCONUT,
     FRUIT,
+    LOCATION_NAMES,
     LOG,
     NUM_ACTIONS,
     NUM_LOCATIONS,
     RAFT,
     ROPE,
+    token_spec,
 )
 
 if TYPE_CHECKING:
@@ -293,3 +297,21 @@ def rule_action(game: ShowGame, pending: PendingChoice) -> int:
     else:
         raise ValueError(f"no rule for a step of kind {kind!r}")
     return TOKEN_BASE + token_class(game, player, token)
+
+
+def describe_action(action: int) -> str:
+    """A readable name of a full-decision action, e.g. ``thief@campsite``, ``can2``,
+    ``raft?`` (a raft token of unknown value), ``seat+1`` (the left neighbour), ``bottom``."""
+    if not 0 <= action < NUM_FULL_ACTIONS:
+        raise ValueError(f"action {action} is outside 0..{NUM_FULL_ACTIONS - 1}")
+    if action < TOKEN_BASE:
+        location, act = divmod(action, NUM_ACTIONS)
+        return f"{ACTION_NAMES[act]}@{LOCATION_NAMES[location]}"
+    if action < SEAT_BASE:
+        index = action - TOKEN_BASE
+        if index < len(TOKEN_CLASSES):
+            return token_spec(*TOKEN_CLASSES[index])
+        return f"{CATEGORY_NAMES[UNKNOWN_CLASSES[index - len(TOKEN_CLASSES)]]}?"
+    if action < PLACE_BASE:
+        return f"seat+{action - SEAT_BASE + 1}"
+    return "bottom" if action == PLACE_BASE else "top"

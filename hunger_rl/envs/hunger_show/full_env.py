@@ -192,10 +192,9 @@ class ShowFullDecisionEnv(AECEnv):
             for token in pending.chosen:
                 vector[layout["chosen"].start + token_class(game, seat, token)] += 1
             vector[layout["remaining"].start] = pending.remaining
-            counterpart = pending.counterpart
-            if counterpart is not None:
-                relative = (counterpart - seat) % self.config.num_players
-                vector[layout["counterpart"].start + relative] = 1.0
+            counterpart = pending.counterpart  # slot 0 (the chooser's own) stands for none
+            relative = 0 if counterpart is None else (counterpart - seat) % self.config.num_players
+            vector[layout["counterpart"].start + relative] = 1.0
             rule[rule_action(game, pending)] = 1
         return {"observation": vector, "action_mask": mask, "rule_action": rule}
 
