@@ -190,14 +190,16 @@ from hunger_rl.envs.hunger_show.env import (
     parallel_env,
     raw_env,
 )
+from hunger_rl.envs.hunger_show.full_decisions import describe_action
+from hunger_rl.envs.hunger_show.full_env import ShowFullDecisionEnv, full_observation_layout
 from hunger_rl.envs.hunger_show.tokens import CHARACTERS, EVENT_CARD_NAMES
 from hunger_rl.envs.validation import IllegalActionError
 
 __all__ = [
     "CHARACTERS", "EVENT_CARD_NAMES", "DefaultDecisions", "IllegalActionError", "ShowAECView",
-    "ShowConfig", "ShowGame", "ShowParallelEnv", "action_name", "day_log_text", "decode_action",
-    "demo",
-    "encode_action", "env", "legal_mask", "observation_layout", "parallel_env", "raw_env",
+    "ShowConfig", "ShowFullDecisionEnv", "ShowGame", "ShowParallelEnv", "action_name",
+    "day_log_text", "decode_action", "demo", "describe_action", "encode_action", "env",
+    "full_observation_layout", "legal_mask", "observation_layout", "parallel_env", "raw_env",
 ]
 
 

@@ -121,10 +121,7 @@ class PendingChoice:
     chosen: tuple[int, ...] = ()  # tokens chosen earlier in this choice
     remaining: int = 0  # tokens still to steal or hide, food value still due at supper
     counterpart: int | None = None  # the player robbed, taken from or given to
-    context: dict[str, Any] = field(default_factory=dict)
-
-    def offered_classes(self, game: ShowGame) -> list[int]:
-        return [token_class(game, self.player, t) for t in self.offered]
+    context: dict[str, Any] = field(default_factory=dict)  # what rule_action needs
 
 
 Steps = Generator[PendingChoice, int, Any]

@@ -20,7 +20,6 @@ from hunger_rl.envs.hunger_show.engine import PLAYER_LABELS
 from hunger_rl.envs.hunger_show.env import OBSERVATION_HIGH, ShowParallelEnv, observation_layout
 from hunger_rl.envs.hunger_show.full_decisions import (
     NUM_FULL_ACTIONS,
-    NUM_PICKS,
     NUM_TOKEN_CLASSES,
     STEP_KINDS,
     rule_action,
@@ -206,8 +205,3 @@ class ShowFullDecisionEnv(AECEnv):
 
     def close(self) -> None:
         self.table.close()
-
-
-def is_pick_step(mask: np.ndarray) -> bool:
-    """Whether a full-decision mask asks for the daily pick."""
-    return bool(np.asarray(mask)[:NUM_PICKS].any())
