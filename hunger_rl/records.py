@@ -202,6 +202,9 @@ def recordable_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     if "decisions" in options:
         raise ValueError("a game with custom decision objects cannot be recorded: a record "
                          "replays the default decision rules (S19)")
+    if options.get("decision_mode", "objects") != "objects":
+        raise ValueError("games of HUNGER's full-decision mode cannot be recorded yet: a record "
+                         "holds a day's picks and the decision rules' choices, not agents' steps")
     try:
         json.dumps(options)
     except TypeError as error:

@@ -39,10 +39,15 @@ class GameSpec:
     def load(self) -> ModuleType:
         return importlib.import_module(self.module)
 
+    def native_api(self, env_kwargs: dict[str, Any]) -> str:
+        """The native API of the environment built with ``env_kwargs``: HUNGER's full-decision
+        mode (``decision_mode="agents"``) is AEC, since its choices are one agent's steps."""
+        return "aec" if env_kwargs.get("decision_mode") == "agents" else self.api
+
     def make_env(self, num_players: int, **env_kwargs: Any):
         """The native environment, unwrapped: ``raw_env`` (AEC) or ``parallel_env``."""
         module = self.load()
-        factory = module.raw_env if self.api == "aec" else module.parallel_env
+        factory = module.raw_env if self.native_api(env_kwargs) == "aec" else module.parallel_env
         return factory(num_players=num_players, **env_kwargs)
 
     def view_of(self, observation: Any, env_kwargs: dict[str, Any]) -> Any:

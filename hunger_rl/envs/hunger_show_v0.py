@@ -97,6 +97,46 @@ its mask allows only `NOOP_ACTION` (0), which the env ignores, so a masked distr
 never empty. Any other action of an eliminated player is a masked action. Once the show is over
 every mask is that no-op too. Live players and rewards are exactly as in "leave".
 
+## Full-decision mode (`decision_mode="agents"`)
+`hunger_show_v0.env(num_players=N, decision_mode="agents")` (also `raw_env`) makes every
+S19 choice a step of the agent concerned (the default `decision_mode="objects"` keeps the
+decision objects above, and everything in this card outside this section). It is a native AEC
+env (`ShowFullDecisionEnv`):
+
+- Each day the living agents pick in seat order; the picks stay with the env until the last
+  one is in, and no observation shows a pick of the day before the day resolves, so the picks
+  stay simultaneous. Then the engine resolves the day (`ShowGame.start_day` / `choose`) and
+  stops at every choice, which becomes a step of the agent concerned, in the order the rules
+  resolve them (S7). Agents that have nothing to decide get an all-zero mask.
+- There is no Parallel form: after the picks each step belongs to one agent and depends on the
+  steps before it, so a Parallel step would carry one action and N-1 placeholders;
+  `parallel_env(decision_mode="agents")` raises and says so.
+- Action space `Discrete(48)` (`hunger_rl.envs.hunger_show.full_decisions`; `describe_action`
+  names an action): 0-19 the daily pick `5 * location + act`; 20-35 a token of a class whose
+  value the chooser knows (can 1-4, fruit 2-3, chicken 1/2/4, rope 1-2, log 1-2, coconut 0-2);
+  36-40 a token whose value it does not know, by category (fruit, chicken, raft, can, coconut;
+  the engine draws one of those at random, seeded); 41-45 a player by seat relative to the
+  chooser (41 = its left neighbour); 46 / 47 a rejected draw to the bottom / top of its pile.
+- Steps (`STEP_KINDS`): `take` (a thief's share of the loot, a guard's take from a caught
+  thief, a rat-plague removal, Arnold's pick of a gift, each token a Campsite thief steals),
+  `steal_from` (the victim of a free Campsite thief's next token: a lone thief names a victim
+  twice, so it robs one player of 2 or two of 1), `pick_thief`, `pick_guard`, `gift`,
+  `supper` (one food token at a time until the meal is worth at least 4; the mask allows only
+  tokens that can still end in a meal with no superfluous token), `reject` then
+  `reject_place` (Eagle eye, Raptor, Sweet) and `ninja_hide` (2 tokens, one a step).
+- Observation `{"observation", "action_mask" (48,), "rule_action" (48,)}`; the vector is the
+  default one followed by the pending step (`full_observation_layout(N)`):
+  `decision_kind` (10, one-hot of `STEP_KINDS`, "pick" for the daily pick),
+  `offered` (21, the tokens on offer by class as the chooser sees them: the thief's loot or
+  victim's tokens, the guard's catch, its own food at supper), `chosen` (21, tokens chosen
+  earlier in this choice, e.g. eaten so far), `remaining` (1: tokens still to steal or hide,
+  food value still due at supper), `counterpart` (N, one-hot by relative seat of the player
+  robbed, taken from or given to; slot 0 when none). `rule_action` is the one-hot of the
+  action the S19 rules take in this step (zero at the pick); it reads only what the chooser
+  knows. Choosing it at every step replays the default-mode game exactly.
+- Rewards, terminations and infos as in the default mode, given when the day ends; an
+  eliminated agent is then stepped with None, as usual in AEC. `decisions` must be None.
+
 ## Infos
 Every step, every agent's info has the same keys with scalar values, so that libraries that
 batch infos can stack them: `day` (days played) and `win_share` (0 until the end, then 1 for
@@ -171,15 +211,17 @@ from hunger_rl.envs.hunger_show.env import (
     parallel_env,
     raw_env,
 )
+from hunger_rl.envs.hunger_show.full_decisions import describe_action
+from hunger_rl.envs.hunger_show.full_env import ShowFullDecisionEnv, full_observation_layout
 from hunger_rl.envs.hunger_show.tokens import CHARACTERS, EVENT_CARD_NAMES
 from hunger_rl.envs.validation import IllegalActionError
 
 __all__ = [
     "CHARACTERS", "EVENT_CARD_NAMES", "NOOP_ACTION", "DefaultDecisions", "IllegalActionError",
-    "ShowAECView",
-    "ShowConfig", "ShowGame", "ShowParallelEnv", "action_name", "day_log_text", "decode_action",
-    "demo",
-    "encode_action", "env", "legal_mask", "observation_layout", "parallel_env", "raw_env",
+    "ShowAECView", "ShowConfig", "ShowFullDecisionEnv", "ShowGame", "ShowParallelEnv",
+    "action_name", "day_log_text", "decode_action", "demo", "describe_action", "encode_action",
+    "env", "full_observation_layout", "legal_mask", "observation_layout", "parallel_env",
+    "raw_env",
 ]
 
 

@@ -4,6 +4,10 @@ The observation holds the public table (piles, token counts per category, yester
 the event deck size) and the player's own tokens; :class:`ShowView` names its parts. Memory of
 earlier days comes only from observations seen before, so a policy object serves one seat of one
 game at a time and forgets everything on :meth:`Policy.reset`.
+
+In the full-decision mode (``decision_mode="agents"``) the greedy, expert and crowd players make
+their daily pick as in the default mode and every other choice by the S19 rules: they play the
+observation's ``rule_action`` (the engine's ``DefaultDecisions`` through the action encoding).
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from typing import Any
 import numpy as np
 
 from hunger_rl.envs.hunger_show.env import observation_layout
+from hunger_rl.envs.hunger_show.full_decisions import NUM_PICKS
+from hunger_rl.envs.hunger_show.full_env import full_observation_layout
 from hunger_rl.envs.hunger_show.tokens import (
     CAMPSITE,
     CHICKEN,
@@ -96,9 +102,18 @@ class ShowView:
 
 def _num_players(size: int) -> int:
     for players in range(2, 7):
-        if observation_layout(players)["character"].stop == size:
+        if size in (observation_layout(players)["character"].stop,
+                    full_observation_layout(players)["counterpart"].stop):
             return players
     raise ValueError(f"a vector of length {size} is not a hunger_show_v0 observation")
+
+
+def rule_step(observation: Observation) -> int | None:
+    """In the full-decision mode, the S19 rule's action for a step other than the daily pick;
+    None for the daily pick (and in the default mode)."""
+    if "rule_action" not in observation or np.asarray(observation["action_mask"])[:NUM_PICKS].any():
+        return None
+    return int(np.flatnonzero(observation["rule_action"])[0])
 
 
 def _food_weight(view: ShowView) -> float:
@@ -122,6 +137,8 @@ class GreedyShowPolicy(Policy):
     name = "greedy"
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
+        if (step := rule_step(observation)) is not None:
+            return step
         view = ShowView.from_observation(observation)
         actions = legal_actions(observation)
         food_weight = _food_weight(view)
@@ -178,6 +195,8 @@ class ExpertShowPolicy(Policy):
         self._last_day = -1
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
+        if (step := rule_step(observation)) is not None:
+            return step
         view = ShowView.from_observation(observation)
         actions = legal_actions(observation)
         values, _ = crowd_values(view, actions, self._habits(view, actions), REPLY_ROUNDS)
@@ -204,6 +223,8 @@ class CrowdShowPolicy(Policy):
     name = "crowd"
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
+        if (step := rule_step(observation)) is not None:
+            return step
         view = ShowView.from_observation(observation)
         actions = legal_actions(observation)
         values, _ = crowd_player_values(view, actions)

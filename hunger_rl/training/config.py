@@ -529,9 +529,10 @@ def _check_consistency(config: TrainConfig) -> None:
     from hunger_rl.policies.registry import make_policy
 
     game = load_game(config.game)
+    full_decisions = config.game_options.get("decision_mode") == "agents"
     try:
         game.parallel_env(num_players=config.num_players, **config.game_options) if hasattr(
-            game, "parallel_env") else game.raw_env(
+            game, "parallel_env") and not full_decisions else game.raw_env(
             num_players=config.num_players, **config.game_options)
     except (TypeError, ValueError) as error:
         raise ValueError(f"game_options or num_players rejected by {config.game}: "
@@ -548,6 +549,9 @@ def _check_consistency(config: TrainConfig) -> None:
             except (OSError, ValueError) as error:
                 raise ValueError(f"{section}: unknown opponent {excerpt(spec)}: "
                                  f"{_excerpt_text(str(error), MESSAGE_CHARS)}") from error
+    if config.network.action_scorer and full_decisions:
+        raise ValueError("network.action_scorer scores the daily picks only; use it without "
+                         "game_options.decision_mode: agents")
     if config.network.action_scorer and config.backend != "sb3":
         raise ValueError("network.action_scorer applies to the sb3 backend only")
     if config.network.endgame_head and not config.network.action_scorer:

@@ -127,7 +127,7 @@ def cached_policy(game: str, num_players: int, spec: str, seat: int) -> Policy:
 def _play_chunk(task) -> list[GameRecord]:
     game, num_players, games, seed, env_kwargs, record = task
     game_info = game_spec(game)
-    play = _play_aec if game_info.api == "aec" else _play_parallel
+    play = _play_aec if game_info.native_api(env_kwargs) == "aec" else _play_parallel
     records = []
     for index, seats in games:
         sequence = np.random.SeedSequence([seed, index])
@@ -150,8 +150,11 @@ def _play_aec(game_info, num_players, policies, rngs, env_seed, env_kwargs, reco
     game_env = make_env(game_info.name, num_players, options)
     game_env.reset(seed=env_seed)
     seat_of = {agent: i for i, agent in enumerate(game_env.possible_agents)}
-    while not all(game_env.terminations.values()):
+    while game_env.agents:
         agent = game_env.agent_selection
+        if game_env.terminations[agent] or game_env.truncations[agent]:
+            game_env.step(None)  # an agent that has left, as AEC envs require
+            continue
         seat = seat_of[agent]
         observation = game_env.observe(agent)
         view = game_info.view_of(observation, env_kwargs)
@@ -193,3 +196,4 @@ def _outcome(game_info, num_players, seat_of, game_env):
     for agent, score in getattr(env, game_info.score_attribute).items():
         scores[seat_of[agent]] = score
     return win_shares(num_players, winners), scores
+

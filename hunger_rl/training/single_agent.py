@@ -72,7 +72,8 @@ class MaskedDiscrete(gym.spaces.Discrete):
 
 
 def make_game_env(game: str, num_players: int, game_options: dict[str, Any] | None = None):
-    """The game's native PettingZoo env: Hungry's AEC ``raw_env``, HUNGER's ``parallel_env``."""
+    """The game's native PettingZoo env: Hungry's AEC ``raw_env``, HUNGER's ``parallel_env``
+    (its AEC ``raw_env`` in the full-decision mode)."""
     return game_spec(game).make_env(num_players, **dict(game_options or {}))
 
 
@@ -257,6 +258,49 @@ class ShowSingleAgentEnv(SingleAgentEnv):
         return self._encode(observation["observation"])
 
 
+class ShowFullDecisionSingleAgentEnv(SingleAgentEnv):
+    """HUNGER: The Show in the full-decision mode (AEC): the learner makes its daily pick and
+    every later choice of its own; the opponents play every other step."""
+
+    def __init__(self, num_players: int = 4, game_options: dict[str, Any] | None = None,
+                 opponents: OpponentSource | None = None, illegal_action: str = "terminate"):
+        super().__init__("hunger_show", num_players, game_options, opponents, illegal_action)
+
+    def _start_game(self, seed: int, options: dict | None) -> None:
+        self.game_env.reset(seed=seed, options=options)
+        self._play_opponents()
+
+    def _play_opponents(self) -> None:
+        """Step the others until the learner is to act or has left."""
+        game_env = self.game_env
+        while game_env.agents:
+            agent = game_env.agent_selection
+            observation, _, terminated, truncated, _ = game_env.last()
+            if agent == self.learner:
+                return
+            if terminated or truncated:
+                game_env.step(None)
+            else:
+                game_env.step(self._opponent_action(agent, observation))
+
+    def _play(self, action: int) -> tuple[float, bool, float]:
+        game_env = self.game_env
+        game_env.step(action)
+        self._play_opponents()
+        # Rewards since the learner's last step, from days that ended on anyone's step.
+        reward = float(game_env._cumulative_rewards[self.learner])
+        if not game_env.terminations[self.learner]:
+            return reward, False, 0.0
+        winners = game_env.game.winners
+        seat = game_env.possible_agents.index(self.learner)
+        return reward, True, (1.0 / len(winners) if seat in winners else 0.0)
+
+    def _learner_observation(self) -> np.ndarray:
+        observation = self.game_env.observe(self.learner)
+        self._mask[:] = observation["action_mask"]
+        return self._encode(observation["observation"])
+
+
 SINGLE_AGENT_ENVS = {"hungry": HungrySingleAgentEnv, "hunger_show": ShowSingleAgentEnv}
 
 
@@ -268,4 +312,7 @@ def make_single_agent_env(game: str, num_players: int, game_options: dict[str, A
     if game not in SINGLE_AGENT_ENVS:
         raise ValueError(f"no single-agent view for game {game!r}; known: "
                          f"{sorted(SINGLE_AGENT_ENVS)}")
-    return SINGLE_AGENT_ENVS[game](num_players, game_options, opponents, **view_options)
+    view = SINGLE_AGENT_ENVS[game]
+    if game == "hunger_show" and (game_options or {}).get("decision_mode") == "agents":
+        view = ShowFullDecisionSingleAgentEnv
+    return view(num_players, game_options, opponents, **view_options)

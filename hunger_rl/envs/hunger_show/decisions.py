@@ -49,6 +49,33 @@ def raft_sets_and_units(game: ShowGame, tokens: Sequence[int]) -> tuple[int, int
     return sets, units[0] + units[1] - 2 * sets
 
 
+def take_preference(game: ShowGame, taker: int,
+                    candidates: Sequence[int]) -> tuple[int | None, list[int]]:
+    """What the S19 taker prefers among ``candidates``: (the token it takes, []) when it
+    remembers the value of its pick, else (None, the indistinguishable tokens it picks one of
+    at random). By category raft, chicken, fruit, can, coconut; inside it the highest value the
+    taker remembers."""
+    category_of, bit = game.category, 1 << taker
+    for category in TAKE_ORDER:
+        in_category = [t for t in candidates if category_of[t] == category]
+        if not in_category:
+            continue
+        known = [t for t in in_category if game.known[t] & bit]
+        if known:
+            return max(known, key=game.value.__getitem__), []
+        return None, in_category
+    raise ValueError("take() called without candidates")
+
+
+def campsite_victims(game: ShowGame, thief: int) -> list[int]:
+    """Living players other than a Campsite thief, in the order S19 robs them: most raft
+    tokens, then most tokens, then playing order."""
+    position = game.order_position()
+    return sorted((p for p in game.living() if p != thief),
+                  key=lambda p: (-game.count_category(p, RAFT), -len(game.holdings[p]),
+                                 position[p]))
+
+
 class DefaultDecisions:
     """The default rules of S19. Subclass and override a method to script one choice."""
 
@@ -59,16 +86,8 @@ class DefaultDecisions:
         category raft, chicken, fruit, can, coconut; inside it the highest value the taker
         remembers, else a seeded random one.
         """
-        category_of, bit = game.category, 1 << taker
-        for category in TAKE_ORDER:
-            in_category = [t for t in candidates if category_of[t] == category]
-            if not in_category:
-                continue
-            known = [t for t in in_category if game.known[t] & bit]
-            if known:
-                return max(known, key=game.value.__getitem__)
-            return in_category[game.rng.randrange(len(in_category))]
-        raise ValueError("take() called without candidates")
+        token, alike = take_preference(game, taker, candidates)
+        return token if token is not None else alike[game.rng.randrange(len(alike))]
 
     def campsite_theft(self, game: ShowGame, thief: int, amount: int) -> list[int]:
         """Tokens a free Campsite thief steals (S12): up to ``amount`` tokens of other players.
@@ -76,13 +95,8 @@ class DefaultDecisions:
         Robs the living player with the most raft tokens (ties: most tokens, then playing
         order); when that player runs out, goes on to the next one by the same order.
         """
-        position = game.order_position()
-        victims = sorted(
-            (p for p in game.living() if p != thief),
-            key=lambda p: (-game.count_category(p, RAFT), -len(game.holdings[p]), position[p]),
-        )
         stolen: list[int] = []
-        for victim in victims:
+        for victim in campsite_victims(game, thief):
             candidates = list(game.holdings[victim])
             while candidates and len(stolen) < amount:
                 token = self.take(game, thief, candidates)

@@ -3,18 +3,21 @@
 A ``ShowGame`` holds every token of the game in exactly one place: a pile at a location, the
 coconut stack, a player's holding, or ``out`` (the box: unused at setup, eaten, removed by events
 or by elimination). ``play_day`` resolves one day from every living player's (location, action)
-pick; every other choice goes through the players' decision objects (S19).
+pick; every other choice goes through the players' decision objects (S19). In the full-decision
+mode ``start_day`` resolves the day up to the first choice and records it as ``pending``;
+``choose`` answers it with an action of ``full_decisions`` and goes on to the next one.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
 
 from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
+from hunger_rl.envs.hunger_show.full_decisions import PendingChoice, decision_steps
 from hunger_rl.envs.hunger_show.tokens import (
     ACTION_NAMES,
     BEACH,
@@ -66,6 +69,21 @@ PILE_LABELS = tuple(
     for loc in range(4)
 )
 STACK_LABEL, OUT_LABEL = "coconuts", "out"
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A request for one choice of S19: ``player``'s decision-object method ``method`` called
+    with ``args`` after the game and the player (see ``DefaultDecisions``)."""
+
+    player: int
+    method: str
+    args: tuple
+
+
+# The day's resolution yields an ``Ask`` at every choice and is sent its answer; it returns
+# what the resolving method returns (the day's log for ``_resolve_day``).
+Resolution = Generator[Ask, Any, Any]
 
 
 class RuleError(InvalidValueError):
@@ -329,6 +347,13 @@ class ShowGame:
         self._deal_tokens(setup)
         self.deck = self._build_deck(setup.get("event_deck"))
         self._moves: list[tuple[str, str, str, str]] = []
+        self._clear_pending()
+
+    def _clear_pending(self) -> None:
+        self.pending: PendingChoice | None = None
+        self._day: Resolution | None = None
+        self._steps: Generator[PendingChoice, int, Any] | None = None
+        self._day_start: tuple[dict[str, Any], Any] | None = None
 
     # ----------------------------------------------------------------- setup
     def _deal_characters(self, chosen: list[str] | None) -> list[str | None]:
@@ -484,7 +509,7 @@ class ShowGame:
                 self.known[token] |= 1 << p
                 self._log(token, STACK_LABEL, PLAYER_LABELS[p], "coconut")
 
-    def _gather(self, loc: int, kind: int, player: int, quota: int) -> list[int]:
+    def _gather(self, loc: int, kind: int, player: int, quota: int) -> Resolution:
         """Draw up to ``quota`` tokens from a pile (S9); specialists draw one more if there is
         one and return one only then (S20, S21f)."""
         pile = self.piles[loc][kind]
@@ -496,7 +521,7 @@ class ShowGame:
             self.known[token] |= bit
             self._log(token, label, PLAYER_LABELS[player], "gather")
         if len(drawn) > quota:
-            answer = self._ask(player, "reject", drawn)
+            answer = yield Ask(player, "reject", (drawn,))
             if not (isinstance(answer, tuple | list) and len(answer) == 2
                     and isinstance(answer[1], bool)):
                 raise DecisionError(f"player_{player}'s reject() must return (token, to_bottom) "
@@ -512,18 +537,18 @@ class ShowGame:
         self.holdings[player].extend(drawn)
         return drawn
 
-    def _ask(self, player: int, method: str, *args: Any) -> Any:
-        """A choice of ``player``'s decision object (S19). An exception inside it becomes a
-        DecisionError naming it; the day is then undone (S21j)."""
+    def _answer(self, ask: Ask) -> Any:
+        """A choice of the asked player's decision object (S19). An exception inside it becomes
+        a DecisionError naming it; the day is then undone (S21j)."""
         try:
-            return getattr(self.decisions[player], method)(self, player, *args)
+            return getattr(self.decisions[ask.player], ask.method)(self, ask.player, *ask.args)
         except Exception as error:
-            raise DecisionError(f"player_{player}'s {method}() raised {type(error).__name__}: "
-                                f"{error}") from error
+            raise DecisionError(f"player_{ask.player}'s {ask.method}() raised "
+                                f"{type(error).__name__}: {error}") from error
 
-    def _take_one(self, taker: int, candidates: list[int]) -> int:
-        return self._chosen(self._ask(taker, "take", candidates), candidates, taker, "take()",
-                            "a token on offer")
+    def _take_one(self, taker: int, candidates: list[int]) -> Resolution:
+        answer = yield Ask(taker, "take", (candidates,))
+        return self._chosen(answer, candidates, taker, "take()", "a token on offer")
 
     @staticmethod
     def _chosen(answer: Any, offered: Sequence[int], player: int, method: str,
@@ -546,14 +571,14 @@ class ShowGame:
                             f"tokens, {what}; got {describe(answer)}")
 
     # ----------------------------------------------------------------- resolution
-    def _catch(self, guards: list[int], thieves: list[int]) -> None:
+    def _catch(self, guards: list[int], thieves: list[int]) -> Resolution:
         """Guards take from caught thieves (S11); a Ninja hides 2 tokens first (S20)."""
         hidden: set[int] = set()
         for thief in thieves:
             if self.characters[thief] == "ninja":
-                chosen = self._chosen_tokens(
-                    self._ask(thief, "ninja_hide"), self.holdings[thief], thief,
-                    "ninja_hide()", "at most 2 of its own")
+                answer = yield Ask(thief, "ninja_hide", ())
+                chosen = self._chosen_tokens(answer, self.holdings[thief], thief,
+                                             "ninja_hide()", "at most 2 of its own")
                 if len(chosen) > 2:
                     raise DecisionError(f"player_{thief}'s ninja_hide() may hide at most 2 "
                                         f"tokens, got {len(chosen)}")
@@ -568,22 +593,22 @@ class ShowGame:
                 for _ in range(2 if len(thieves) == 1 else 1):
                     candidates = takeable(thief)
                     if candidates:
-                        token = self._take_one(guard, candidates)
+                        token = yield from self._take_one(guard, candidates)
                         self._transfer(token, thief, guard, "guard_take")
             return
         for guard in guards:
             thief = thieves[0]
             if len(thieves) == 2:
                 offer = {t: takeable(t) for t in thieves}
-                thief = self._chosen(
-                    self._ask(guard, "pick_thief", guards, thieves, offer),
-                    thieves, guard, "pick_thief()", "the seat of a caught thief")
+                answer = yield Ask(guard, "pick_thief", (guards, thieves, offer))
+                thief = self._chosen(answer, thieves, guard, "pick_thief()",
+                                     "the seat of a caught thief")
             candidates = takeable(thief)
             if candidates:
-                token = self._take_one(guard, candidates)
+                token = yield from self._take_one(guard, candidates)
                 self._transfer(token, thief, guard, "guard_take")
 
-    def _gifts(self, givers: Sequence[int], guards: list[int]) -> None:
+    def _gifts(self, givers: Sequence[int], guards: list[int]) -> Resolution:
         """Each giver hands one of its tokens to a guard (S11, S12); Arnold picks it (S20)."""
         for giver in givers:
             holding = self.holdings[giver]
@@ -591,47 +616,49 @@ class ShowGame:
                 continue  # S13: nothing to give
             guard = guards[0]
             if len(guards) == 2:
-                guard = self._chosen(self._ask(giver, "pick_guard", guards),
-                                     guards, giver, "pick_guard()", "the seat of a guard there")
+                answer = yield Ask(giver, "pick_guard", (guards,))
+                guard = self._chosen(answer, guards, giver, "pick_guard()",
+                                     "the seat of a guard there")
             if self.characters[guard] == "arnold":
-                token = self._take_one(guard, list(holding))
+                token = yield from self._take_one(guard, list(holding))
             else:
-                token = self._chosen(self._ask(giver, "gift", guard), holding,
-                                     giver, "gift()", "a token it holds")
+                answer = yield Ask(giver, "gift", (guard,))
+                token = self._chosen(answer, holding, giver, "gift()", "a token it holds")
             self._transfer(token, giver, guard, "gift")
 
-    def _resolve_campsite(self, order: list[int], choices: Sequence) -> None:
+    def _resolve_campsite(self, order: list[int], choices: Sequence) -> Resolution:
         thieves = [p for p in order if choices[p] == (CAMPSITE, THIEF)]
         guards = [p for p in order if choices[p] == (CAMPSITE, GUARD)]
         thieves = thieves if len(thieves) <= 2 else []  # S8: 3+ cancel each other
         guards = guards if len(guards) <= 2 else []
         if thieves and guards:
-            self._catch(guards, thieves)
+            yield from self._catch(guards, thieves)
             # S12: every living player other than the Campsite thieves and guards gives.
-            self._gifts([p for p in order if p not in thieves and p not in guards], guards)
+            yield from self._gifts([p for p in order if p not in thieves and p not in guards],
+                                   guards)
         elif thieves:
             amount = 2 if len(thieves) == 1 else 1
             for thief in thieves:
-                self._campsite_theft(thief, amount)
+                yield from self._campsite_theft(thief, amount)
         elif guards:
             # A guard without a thief draws coconuts at any location, the Campsite too (S11, S21a).
             self._draw_coconuts(guards, 2 if len(guards) == 1 else 1)
 
-    def _campsite_theft(self, thief: int, amount: int) -> None:
+    def _campsite_theft(self, thief: int, amount: int) -> Resolution:
         """A free Campsite thief steals from other living players, a fellow thief included;
         no coconuts (S12, S21b)."""
         owner = {t: p for p in self.living() if p != thief for t in self.holdings[p]}
         due = min(amount, len(owner))
-        stolen = self._chosen_tokens(
-            self._ask(thief, "campsite_theft", amount), owner, thief,
-            "campsite_theft()", f"{due} held by other living players (S12)")
+        answer = yield Ask(thief, "campsite_theft", (amount,))
+        stolen = self._chosen_tokens(answer, owner, thief, "campsite_theft()",
+                                     f"{due} held by other living players (S12)")
         if len(stolen) != due:
             raise DecisionError(f"player_{thief}'s campsite_theft() must steal {due} token(s), "
                                 f"got {len(stolen)}")
         for token in stolen:
             self._transfer(token, owner[token], thief, "steal")
 
-    def _resolve_location(self, loc: int, order: list[int], choices: Sequence) -> None:
+    def _resolve_location(self, loc: int, order: list[int], choices: Sequence) -> Resolution:
         here = [p for p in order if choices[p][0] == loc]
         if not here:
             return
@@ -645,14 +672,14 @@ class ShowGame:
             if kind >= THIEF or not 1 <= len(groups[kind]) <= 2:
                 continue  # S8: 3+ cancel each other
             quota = 2 if len(groups[kind]) == 1 else 1  # S9
-            for token in self._gather(loc, kind, p, quota):
+            for token in (yield from self._gather(loc, kind, p, quota)):
                 loot[token] = p
                 present.add(p)  # S8: a player who drew nothing counts as absent
         thieves = groups[THIEF] if len(groups[THIEF]) <= 2 else []
         guards = groups[GUARD] if len(groups[GUARD]) <= 2 else []
         if thieves and guards:
-            self._catch(guards, thieves)  # S11: the gatherers keep their loot
-            self._gifts([p for p in order if p in present], guards)
+            yield from self._catch(guards, thieves)  # S11: the gatherers keep their loot
+            yield from self._gifts([p for p in order if p in present], guards)
         elif thieves:
             if not loot:
                 self._draw_coconuts(thieves, 2 if len(thieves) == 1 else 1)  # S10
@@ -662,14 +689,14 @@ class ShowGame:
             while remaining:  # S10: one thief takes all, two pick alternately
                 thief = thieves[turn % len(thieves)]
                 token = (remaining[0] if len(thieves) == 1
-                         else self._take_one(thief, remaining))
+                         else (yield from self._take_one(thief, remaining)))
                 remaining.remove(token)
                 self._transfer(token, loot[token], thief, "loot")
                 turn += 1
         elif guards:
             self._draw_coconuts(guards, 2 if len(guards) == 1 else 1)  # S11
 
-    def _event(self, order: list[int]) -> str:
+    def _event(self, order: list[int]) -> Resolution:
         card = self.deck.pop() if self.deck else END  # S14, S21c: an empty deck ends the show
         kind, size = parse_card(card)
         if kind in PILE_EVENTS:
@@ -686,12 +713,12 @@ class ShowGame:
                 for _ in range(size):
                     if not self.holdings[victim]:
                         break
-                    token = self._take_one(remover, list(self.holdings[victim]))
+                    token = yield from self._take_one(remover, list(self.holdings[victim]))
                     self.known[token] |= 1 << remover  # the remover handles the token (S21g)
                     self._discard(token, victim, "rat_plague")
         return card
 
-    def _supper(self, order: list[int]) -> tuple[dict[str, list[tuple[str, int]]], list[int]]:
+    def _supper(self, order: list[int]) -> Resolution:
         """Every living player eats at least 4, no change (S15); who cannot is eliminated."""
         payments: dict[str, list[tuple[str, int]]] = {}
         starving = []
@@ -700,8 +727,8 @@ class ShowGame:
             if self.food_value(self.holdings[p]) < 4:
                 starving.append(p)
                 continue
-            meal = self._chosen_tokens(self._ask(p, "supper"), self.holdings[p], p, "supper()",
-                                       "food it holds")
+            answer = yield Ask(p, "supper", ())
+            meal = self._chosen_tokens(answer, self.holdings[p], p, "supper()", "food it holds")
             values = [self.value[t] for t in meal]
             if (not meal or sum(values) < 4 or sum(values) - min(values) >= 4
                     or any(self.category[t] == RAFT for t in meal)):
@@ -729,8 +756,78 @@ class ShowGame:
         atomic (S21j): if a decision object answers with a choice the rules do not allow (a
         ``DecisionError``) or raises, the game, its RNG included, is restored as it was.
         """
+        choices = self._checked_picks(choices)
+        saved, rng_state = self._copied_state(), self.rng.getstate()
+        try:
+            day, answer = self._resolve_day(choices), None
+            while True:
+                answer = self._answer(day.send(answer))
+        except StopIteration as finished:
+            return finished.value
+        except BaseException:
+            self.__dict__.update(saved)
+            self.rng.setstate(rng_state)
+            raise
+
+    def start_day(self, choices: Sequence[tuple[int, int] | None]) -> dict[str, Any] | None:
+        """Full-decision mode: resolve the day up to its first S19 choice and record it in
+        ``pending``; return None then, or the day's log if no choice came up. Arguments as
+        ``play_day``; decision objects are not asked."""
+        if self.pending is not None:
+            raise RuleError(f"player_{self.pending.player} has a pending {self.pending.kind} "
+                            "choice; answer it with choose() first")
+        choices = self._checked_picks(choices)
+        self._day_start = self._copied_state(), self.rng.getstate()
+        self._day = self._resolve_day(choices)
+        return self._advance(None)
+
+    def choose(self, action: Any) -> dict[str, Any] | None:
+        """Answer the pending choice with one of its legal actions (``full_decisions``); return
+        None while the day waits for another choice, else the day's log. An illegal action
+        raises RuleError and changes nothing."""
+        pending = self.pending
+        if pending is None:
+            raise RuleError("no choice is pending; start a day with start_day()")
+        if not (is_integer(action) and int(action) in pending.legal):
+            raise RuleError(f"player_{pending.player}'s {pending.kind} choice must be one of "
+                            f"{list(pending.legal)}, got {describe(action)}")
+        return self._advance(int(action))
+
+    def _advance(self, action: int | None) -> dict[str, Any] | None:
+        """Send ``action`` to the pending step, then run the day to its next step or its end."""
+        try:
+            answer = None
+            if self._steps is not None:
+                try:
+                    self.pending = self._steps.send(action)
+                    return None
+                except StopIteration as answered:
+                    answer = answered.value
+            while True:
+                self._steps = decision_steps(self, self._day.send(answer))
+                try:
+                    self.pending = next(self._steps)
+                    return None
+                except StopIteration as answered:
+                    answer = answered.value
+        except StopIteration as finished:
+            self._clear_pending()
+            return finished.value
+        except BaseException:
+            saved, rng_state = self._day_start
+            self.__dict__.update(saved)
+            self.rng.setstate(rng_state)
+            self._clear_pending()
+            raise
+
+    def _checked_picks(self, choices: Sequence[tuple[int, int] | None]
+                       ) -> list[tuple[int, int] | None]:
+        """The day's picks as (location, action) pairs, or a RuleError."""
         if self.done:
             raise RuleError("the show is over; start a new game")
+        if self.pending is not None:
+            raise RuleError("a day is under way in the full-decision mode; answer its "
+                            "pending choice with choose()")
         n, locs = self.num_players, self.config.num_locations
         if len(choices) != n:
             raise RuleError(f"expected {n} choices, got {len(choices)}")
@@ -741,16 +838,9 @@ class ShowGame:
             elif not _is_pick(choice, locs):
                 raise RuleError(f"player_{seat} needs a (location, action) pair with a "
                                 f"location below {locs}, got {choice!r}")
-        choices = [None if c is None else (int(c[0]), int(c[1])) for c in choices]
-        saved, rng_state = self._copied_state(), self.rng.getstate()
-        try:
-            return self._resolve_day(choices)
-        except BaseException:
-            self.__dict__.update(saved)
-            self.rng.setstate(rng_state)
-            raise
+        return [None if c is None else (int(c[0]), int(c[1])) for c in choices]
 
-    def _resolve_day(self, choices: list[tuple[int, int] | None]) -> dict[str, Any]:
+    def _resolve_day(self, choices: list[tuple[int, int] | None]) -> Resolution:
         n, locs = self.num_players, self.config.num_locations
         self.day += 1
         self._moves = moves = []
@@ -768,14 +858,14 @@ class ShowGame:
             "end": None,
         }
         self.last_choices = choices
-        self._resolve_campsite(order, choices)  # S7: Campsite, then Beach, Jungle, Mountains
+        yield from self._resolve_campsite(order, choices)  # S7: Campsite, then Beach, Jungle ...
         for loc in range(BEACH, locs):
-            self._resolve_location(loc, order, choices)
-        card = log["event"] = self._event(order)
+            yield from self._resolve_location(loc, order, choices)
+        card = log["event"] = yield from self._event(order)
         if card == END:
             self._finish("A", {p: self.ranking_key(p) for p in order})
         else:
-            log["supper"], starving = self._supper(order)
+            log["supper"], starving = yield from self._supper(order)
             # Starving players paid nothing: their holdings are still those before supper.
             before = {p: self.ranking_key(p) for p in starving}
             for p in starving:
@@ -812,8 +902,13 @@ class ShowGame:
             out=list(self.out), deck=list(self.deck), _moves=[])
         return state
 
+    def _check_between_days(self, what: str) -> None:
+        if self.pending is not None:
+            raise RuleError(f"cannot {what} in the middle of a day (a choice is pending)")
+
     def clone(self) -> ShowGame:
         """An independent copy sharing only the immutable tables and the decision objects."""
+        self._check_between_days("clone the game")
         other = object.__new__(ShowGame)
         other.__dict__.update(self._copied_state())
         other.rng = random.Random()
@@ -825,6 +920,7 @@ class ShowGame:
 
         Decision objects are not part of it; pass them again to ``from_dict``.
         """
+        self._check_between_days("save the game")
         version, internal, gauss = self.rng.getstate()
         return {
             "config": asdict(self.config),
@@ -873,6 +969,7 @@ class ShowGame:
         game.out = list(data["out"])
         game.deck = list(data["deck"])
         game._moves = []
+        game._clear_pending()
         return game
 
     def describe_token(self, token: int) -> str:

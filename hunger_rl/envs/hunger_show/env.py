@@ -67,6 +67,7 @@ ACTION_MASK_MODES = ("observation", "info")
 ELIMINATED_MODES = ("leave", "stay")
 # With eliminated="stay", the only legal action of an eliminated player; the env ignores it.
 NOOP_ACTION = 0
+DECISION_MODES = ("objects", "agents")
 SHAPING_WEIGHT = 0.1
 OBSERVATION_HIGH = 1000.0
 
@@ -157,7 +158,13 @@ class ShowParallelEnv(ParallelEnv):
                  unpleasant: int | None = None, end_window: int = 4, characters: bool = False,
                  decisions: Any = None, reward: str = "r1", render_mode: str | None = None,
                  illegal_action: str = "raise", action_mask: str = "observation",
-                 eliminated: str = "leave"):
+                 eliminated: str = "leave", decision_mode: str = "objects"):
+        check_choice(decision_mode, "decision_mode", DECISION_MODES)
+        if decision_mode == "agents":
+            raise InvalidValueError(
+                "decision_mode='agents' has no Parallel form: after the simultaneous picks "
+                "each choice is one agent's step; use hunger_show_v0.env(decision_mode="
+                "'agents') (AEC)")
         self.config = ShowConfig(num_players, events, deck_size, unpleasant, end_window,
                                  characters)
         num_players = self.config.num_players
@@ -326,32 +333,43 @@ class ShowParallelEnv(ParallelEnv):
         game = self.game
         acting = self.agents
         seats = self.agent_seats
-        alive_before = [a for a in acting if game.alive[seats[a]]]
+        players = [a for a in acting if game.alive[seats[a]]]
         choices: list[tuple[int, int] | None] = [None] * self.config.num_players
-        for agent in alive_before:
+        for agent in players:
             choices[seats[agent]] = divmod(values[agent], NUM_ACTIONS)
         log = game.play_day(choices)  # atomic (S21j): a DecisionError changes nothing
+        rewards, terminations = self.day_outcome(acting, log, players)
+        self.agents = [] if game.done else [a for a in acting if not terminations[a]]
+        observations = self._observe_all(acting)
+        truncations = dict.fromkeys(acting, False)
+        return observations, rewards, terminations, truncations, self._infos(acting, observations)
+
+    def day_outcome(self, acting: list[str], log: dict[str, Any],
+                    players: list[str] | None = None
+                    ) -> tuple[dict[str, float], dict[str, bool]]:
+        """Rewards and terminations of the agents of a step whose day was just resolved;
+        ``players`` are those of them that played it (default: all)."""
+        game = self.game
+        seats = self.agent_seats
+        players = acting if players is None else players
         self.last_log = log
         self._last_event = log["event"]
         n = self.config.num_players
         rewards = dict.fromkeys(acting, 0.0)
         shares = self._win_shares()
-        for agent in alive_before:
+        for agent in players:
             seat = seats[agent]
             if game.done:
                 rewards[agent] = r1_reward(n, shares.get(seat, 0.0))
             elif not game.alive[seat]:
                 rewards[agent] = r1_reward(n, 0.0)  # R1: eliminated early, paid on leaving
         if self.reward_mode == "shaped":
-            self._shape(alive_before, rewards)
+            self._shape(players, rewards)
         if self.eliminated == "stay":
             terminations = dict.fromkeys(acting, game.done)
         else:
             terminations = {a: game.done or not game.alive[seats[a]] for a in acting}
-        self.agents = [] if game.done else [a for a in acting if not terminations[a]]
-        observations = self._observe_all(acting)
-        truncations = dict.fromkeys(acting, False)
-        return observations, rewards, terminations, truncations, self._infos(acting, observations)
+        return rewards, terminations
 
     def _terminate_illegal(self, offenders: list[str]):
         """``illegal_action="terminate"``, as PettingZoo's ``TerminateIllegalWrapper``: the game
@@ -370,10 +388,12 @@ class ShowParallelEnv(ParallelEnv):
             return {}
         return {p: 1.0 / len(game.winners) for p in game.winners}
 
-    def _infos(self, agents: list[str], observations: dict[str, Any]) -> dict[str, dict]:
+    def _infos(self, agents: list[str], observations: dict[str, Any] | None = None
+               ) -> dict[str, dict]:
         """Every step, every agent: the same keys with scalar values, so that libraries that
         batch infos (Tianshou's replay buffer, vector envs) can stack them; ``last_log``,
-        ``winners`` and ``game`` hold the details."""
+        ``winners`` and ``game`` hold the details. With ``action_mask="info"`` the masks move
+        from ``observations`` (required then) into the infos."""
         shares = self._win_shares()
         day = self.game.day
         infos = {}
@@ -602,7 +622,13 @@ def parallel_env(**kwargs: Any) -> ShowParallelEnv:
     return ShowParallelEnv(**kwargs)
 
 
-def raw_env(**kwargs: Any) -> ShowAECView:
+def raw_env(**kwargs: Any) -> AECEnv:
+    """The AEC env: the view of the Parallel env, or with ``decision_mode="agents"`` the
+    full-decision env."""
+    if kwargs.get("decision_mode", "objects") == "agents":
+        from hunger_rl.envs.hunger_show.full_env import ShowFullDecisionEnv
+
+        return ShowFullDecisionEnv(**kwargs)
     return ShowAECView(ShowParallelEnv(**kwargs))
 
 

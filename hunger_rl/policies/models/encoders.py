@@ -65,9 +65,11 @@ HUNGRY_FEATURE_SCALE = 10.0
 
 
 @functools.cache
-def observation_scale(game: str, num_players: int) -> np.ndarray:
-    """Per-feature divisors of the raw observation vector (the scaling part of the encoders)."""
-    game_env = load_game(game).raw_env(num_players=num_players)
+def observation_scale(game: str, num_players: int, decision_mode: str = "objects") -> np.ndarray:
+    """Per-feature divisors of the raw observation vector (the scaling part of the encoders);
+    HUNGER's full-decision mode (``decision_mode="agents"``) has a longer vector."""
+    options = {"decision_mode": decision_mode} if decision_mode != "objects" else {}
+    game_env = load_game(game).raw_env(num_players=num_players, **options)
     box = game_env.observation_space(game_env.possible_agents[0])["observation"]
     raw_scale = _encoding(game).raw_scale
     if raw_scale is not None:
@@ -87,8 +89,8 @@ class ScaledEncoder:
     inference of a policy file cannot disagree.
     """
 
-    def __init__(self, game: str, num_players: int):
-        self._scale = observation_scale(game, num_players)
+    def __init__(self, game: str, num_players: int, decision_mode: str = "objects"):
+        self._scale = observation_scale(game, num_players, decision_mode)
         self.size = self._scale.size
 
     def __call__(self, observation: np.ndarray) -> np.ndarray:
@@ -199,8 +201,8 @@ class ShowEncoder(ScaledEncoder):
     """The HUNGER: The Show encoding: the scaled observation, then the crowd values (see the
     module docstring), one observation at a time (the valuation is plain Python)."""
 
-    def __init__(self, num_players: int):
-        super().__init__("hunger_show", num_players)
+    def __init__(self, num_players: int, decision_mode: str = "objects"):
+        super().__init__("hunger_show", num_players, decision_mode)
         self.num_players = num_players
         self.num_actions = SHOW_CHOICES
         # The same in every state of the game (S6).
@@ -234,16 +236,18 @@ class ShowEncoder(ScaledEncoder):
 class GameEncoding:
     """How a game's observations are encoded: the divisor of every raw entry (None: the
     entry's Box bound), and the encoder with derived features, from the player count and the
-    ``tied_second`` rule."""
+    ``tied_second`` rule and the decision mode."""
 
     raw_scale: float | None
-    with_features: Callable[[int, str], ScaledEncoder]
+    with_features: Callable[[int, str, str], ScaledEncoder]
 
 
 # Each game's encoding (games of ``envs.GAMES``).
 ENCODINGS = {
-    "hungry": GameEncoding(None, HungryEncoder),
-    "hunger_show": GameEncoding(SHOW_SCALE, lambda num_players, _: ShowEncoder(num_players)),
+    "hungry": GameEncoding(None, lambda num_players, tied_second, _: HungryEncoder(
+        num_players, tied_second)),
+    "hunger_show": GameEncoding(SHOW_SCALE, lambda num_players, _, decision_mode: ShowEncoder(
+        num_players, decision_mode)),
 }
 
 
@@ -254,10 +258,11 @@ def _encoding(game: str) -> GameEncoding:
 
 
 @functools.cache
-def _cached_encoder(game: str, num_players: int, tied_second: str, features: bool):
+def _cached_encoder(game: str, num_players: int, tied_second: str, features: bool,
+                    decision_mode: str):
     if features:
-        return _encoding(game).with_features(num_players, tied_second)
-    return ScaledEncoder(game, num_players)
+        return _encoding(game).with_features(num_players, tied_second, decision_mode)
+    return ScaledEncoder(game, num_players, decision_mode)
 
 
 def make_encoder(game: str, num_players: int, game_options: dict[str, Any] | None = None,
@@ -266,5 +271,6 @@ def make_encoder(game: str, num_players: int, game_options: dict[str, Any] | Non
     ``encoder.batch(vectors) -> array`` (the same encoding, row by row), ``encoder.size``.
     ``features=False`` gives the scaled observation only (policies exported by the RLlib
     backend)."""
-    tied_second = (game_options or {}).get("tied_second", "next")
-    return _cached_encoder(game, num_players, tied_second, features)
+    options = game_options or {}
+    return _cached_encoder(game, num_players, options.get("tied_second", "next"), features,
+                           options.get("decision_mode", "objects"))
