@@ -340,7 +340,8 @@ def _replay_show(record: GameRecord, env, decisions: RecordingDecisions) -> Iter
             raise ReplayError(f"{where}: recorded actions {actions!r:.120} are not one action "
                               f"for each of {env.agents}", index)
         try:
-            env.check_actions(actions)
+            for agent, action in actions.items():
+                env.check_legal(agent, action)
         except ValueError as error:
             raise ReplayError(f"{where}: {error}", index) from None
         _, rewards, _, _, _ = env.step(actions)

@@ -32,6 +32,8 @@ def layer_of(path: Path) -> str:
         return "engines"
     if top == "records.py":  # game records replay through the environments
         return "envs"
+    if top == "interop.py":  # glue for other RL libraries, the single-agent views included
+        return "training"
     if top in ("policies", "training"):
         return top
     if top == "pretrained":  # the shipped agents' policy files
