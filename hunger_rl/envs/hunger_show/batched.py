@@ -134,7 +134,7 @@ class StepOutputs(NamedTuple):
     days: np.ndarray
 
 
-# -- Python's random.Random, compiled ---------------------------------------------------------
+# -- Python's random.Random, compiled --------------------------------------------------------- ---
 
 _MT_N = 624
 _MT_M = 397
@@ -320,7 +320,7 @@ def _deal(g, mt, b, seed, n, locs, characters, deck_size, unpleasant, end_window
     row[LAST_EVENT] = NO_EVENT
 
 
-# -- holdings and queries ---------------------------------------------------------------------------
+# -- holdings and queries -------------------------------------------------------------------------
 
 
 @_jit
@@ -397,7 +397,7 @@ def _playing_order(row, n, order):
     return count
 
 
-# -- default decisions (S19, S21) -------------------------------------------------------------------
+# -- default decisions (S19, S21) -----------------------------------------------------------------
 
 
 @_jit
@@ -526,7 +526,7 @@ def _supper(row, player, meal):
     return _SUPPER_PLANS[best_plan, 1]
 
 
-# -- a day -----------------------------------------------------------------------------------------
+# -- a day ----------------------------------------------------------------------------------------
 
 
 @_jit
@@ -929,7 +929,7 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out):
     return condition
 
 
-# -- observations -----------------------------------------------------------------------------------
+# -- observations ---------------------------------------------------------------------------------
 
 
 @_jit
@@ -984,7 +984,7 @@ def _observe(row, n, tables, gather, flat, out, masks, legal):
             masks[seat, a] = legal[a] if live else 0
 
 
-# -- the batch --------------------------------------------------------------------------------------
+# -- the batch ------------------------------------------------------------------------------------
 
 
 @_jit
