@@ -32,8 +32,6 @@ import numpy as np
 
 from hunger_rl.envs import load_game
 from hunger_rl.envs.hunger_show.env import NUM_CHOICES as SHOW_CHOICES
-from hunger_rl.envs.hunger_show.env import legal_mask as show_legal_mask
-from hunger_rl.envs.hunger_show.tokens import NUM_ACTIONS as SHOW_ACTS
 from hunger_rl.envs.hungry.batched import (
     FIRST_POINTS,
     FORECAST_DETAILS,
@@ -48,7 +46,7 @@ from hunger_rl.envs.hungry.engine import (
     TWO_HOMES_BONUS,
 )
 from hunger_rl.envs.hungry.env import observation_layout
-from hunger_rl.policies import hunger_show
+from hunger_rl.policies.hunger_show_batched import crowd_features
 from hunger_rl.policies.hungry import RESORT_CARDS
 
 SHOW_SCALE = 10.0
@@ -194,14 +192,13 @@ def _margins(first: np.ndarray, second: np.ndarray, num_players: int) -> np.ndar
 
 class ShowEncoder(ScaledEncoder):
     """The HUNGER: The Show encoding: the scaled observation, then the crowd values (see the
-    module docstring), one observation at a time (the valuation is plain Python)."""
+    module docstring), compiled for the whole batch
+    (``policies.hunger_show_batched.crowd_features``)."""
 
     def __init__(self, num_players: int):
         super().__init__("hunger_show", num_players)
         self.num_players = num_players
         self.num_actions = SHOW_CHOICES
-        # The same in every state of the game (S6).
-        self._actions = np.flatnonzero(show_legal_mask(num_players))
         self.action_feature_size = 1 + len(SHOW_ACTION_DETAILS)
         self.action_features = slice(
             self._scale.size, self._scale.size + self.num_actions * self.action_feature_size)
@@ -209,22 +206,8 @@ class ShowEncoder(ScaledEncoder):
 
     def batch(self, observations: np.ndarray) -> np.ndarray:
         observations = np.asarray(observations)
-        crowd = np.array([self._crowd_features(vector) for vector in observations],
-                         dtype=np.float32).reshape(len(observations), -1)
+        crowd = crowd_features(observations, self.num_players, SHOW_VALUE_SCALE)
         return np.concatenate((super().batch(observations), crowd), axis=1)
-
-    def _crowd_features(self, vector: np.ndarray) -> np.ndarray:
-        view = hunger_show.ShowView.from_observation({"observation": vector})
-        actions = self._actions
-        values, crowd = hunger_show.crowd_player_values(view, actions)
-        best = values.max()
-        locations = actions // SHOW_ACTS
-        per_action = np.zeros((self.num_actions, self.action_feature_size))
-        per_action[actions] = np.stack((
-            (values - best) / SHOW_VALUE_SCALE, crowd.nobody[actions],
-            crowd.exactly_one[actions], crowd.thief_risk[locations],
-            crowd.guard_risk[locations]), axis=1)
-        return np.append(per_action.ravel(), best / SHOW_VALUE_SCALE)
 
 
 @functools.cache

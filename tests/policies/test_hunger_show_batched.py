@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from hunger_rl.envs.hunger_show.batched import BatchedShow
+from hunger_rl.envs.hunger_show.env import legal_mask
 from hunger_rl.policies import hunger_show
 from hunger_rl.policies.hunger_show_batched import (
     BatchedShowPolicies,
@@ -32,14 +33,30 @@ def observations_of_random_shows(num_players, days=40, batch_size=8, seed=0):
     return seen
 
 
+def python_crowd_features(vector, num_players):
+    """The encoder's crowd block from the Python valuation (``crowd_player_values``)."""
+    view = hunger_show.ShowView.from_observation({"observation": vector})
+    actions = np.flatnonzero(legal_mask(num_players))
+    values, crowd = hunger_show.crowd_player_values(view, actions)
+    best = values.max()
+    locations = actions // 5
+    per_action = np.zeros((20, 5))
+    per_action[actions] = np.stack((
+        (values - best) / SHOW_VALUE_SCALE, crowd.nobody[actions], crowd.exactly_one[actions],
+        crowd.thief_risk[locations], crowd.guard_risk[locations]), axis=1)
+    return np.append(per_action.ravel(), best / SHOW_VALUE_SCALE)
+
+
 @pytest.mark.parametrize("num_players", [2, 4, 6])
-def test_compiled_crowd_features_equal_the_encoders(num_players):
+def test_compiled_crowd_features_equal_the_python_valuation(num_players):
     seen = observations_of_random_shows(num_players, days=15)
     vectors = np.stack([o for o, _ in seen])
+    expected = np.stack([python_crowd_features(v, num_players) for v in vectors])
+    np.testing.assert_allclose(crowd_features(vectors, num_players, SHOW_VALUE_SCALE),
+                               expected, rtol=1e-5, atol=1e-5)
     encoder = ShowEncoder(num_players)
-    expected = encoder.batch(vectors)[:, encoder.action_features.start:]
-    compiled = crowd_features(vectors, num_players, SHOW_VALUE_SCALE)
-    np.testing.assert_allclose(compiled, expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(encoder.batch(vectors)[:, encoder.action_features.start:],
+                               expected, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("num_players", [3, 5])

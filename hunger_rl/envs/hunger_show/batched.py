@@ -1047,6 +1047,17 @@ def _step_all(g, mt, actions, n, locs, options, tables, gather, legal, seeds, sh
         _observe(row, n, tables, gather, flat, observations[b], masks[b], legal)
 
 
+@_jit
+def _restart(g, mt, shows, n, locs, options, tables, gather, legal, seeds, shows_played,
+             observations, masks):
+    flat = np.zeros(tables[4][-1] + 22, np.float32)
+    for b in shows:
+        shows_played[b] += 1
+        _deal(g, mt, b, _stream_seed(seeds[b], shows_played[b]), n, locs, options[0],
+              options[1], options[2], options[3])
+        _observe(g[b], n, tables, gather, flat, observations[b], masks[b], legal)
+
+
 def observation_size(num_players: int) -> int:
     return ShowParallelEnv(num_players=num_players)._observation_size
 
@@ -1157,6 +1168,21 @@ class BatchedShow:
                 f"show {show}, player_{seat}: action {int(actions[show, seat])} is not legal; "
                 f"legal actions are 0..{self.num_legal - 1}")
         return actions
+
+    def restart(self, shows) -> StepOutputs:
+        """Abandon the running shows ``shows`` (say, once a learner was eliminated) and deal
+        each slot's next show from its seed stream, as if it had ended; only their
+        ``observations`` and ``action_masks`` change."""
+        if not self._reset_called:
+            raise InvalidValueError("call reset() before restart()")
+        shows = np.asarray(shows, dtype=np.int64).reshape(-1)
+        if shows.size and (shows.min() < 0 or shows.max() >= self.batch_size):
+            raise InvalidValueError(f"shows must be in 0..{self.batch_size - 1}")
+        out = self.outputs
+        _restart(self.games, self.mt, shows, self.num_players, self.num_locations,
+                 self.options, self.tables, self.gather, self.legal, self.seeds,
+                 self.shows_played, out.observations, out.action_masks)
+        return out
 
     def step(self, actions) -> StepOutputs:
         """Play one day in every show. Nothing changes if an action is refused."""
