@@ -405,21 +405,24 @@ def _take(row, mt, b, taker, candidates, count):
     """``DefaultDecisions.take``: by category raft, chicken, fruit, can, coconut; the highest
     remembered value, else a seeded random one (in candidate order)."""
     bit = 1 << taker
-    in_category = np.empty(count, np.int64)
     for category in _TAKE_ORDER:
         found = 0
         best = -1
         for i in range(count):
             token = candidates[i]
             if _CATEGORY[token] == category:
-                in_category[found] = token
                 found += 1
                 if row[KNOWN + token] & bit and (best < 0 or _VALUE[token] > _VALUE[best]):
                     best = token
         if found:
             if best >= 0:
                 return best
-            return in_category[_below(mt, b, found)]
+            chosen = _below(mt, b, found)
+            for i in range(count):
+                if _CATEGORY[candidates[i]] == category:
+                    if chosen == 0:
+                        return candidates[i]
+                    chosen -= 1
     return -1
 
 
@@ -471,58 +474,70 @@ def _ninja_hide(row, ninja, hidden):
 
 
 @_jit
-def _supper(row, player, meal):
-    """``DefaultDecisions.supper`` into ``meal``; returns the number of tokens."""
-    holding = _holding(row, player)
-    # Tokens of each value 1..4 (food only), ordered by (supper rank, id).
-    by_value = np.full((5, len(holding)), -1, np.int64)
-    sizes = np.zeros(5, np.int64)
-    for token in holding:
+def _supper(row, player, meal, work):
+    """``DefaultDecisions.supper`` into ``meal``; returns the number of tokens. ``work`` is
+    scratch space of at least 5 * MAX_TOKENS + 16 ints (no allocation on this hot path)."""
+    # work[v * MAX_TOKENS + i]: food tokens of value v (1..4), ordered by (supper rank, id);
+    # sizes at work[5 * MAX_TOKENS + v].
+    sizes = 5 * MAX_TOKENS
+    for value in range(5):
+        work[sizes + value] = 0
+    base = HOLD + player * MAX_TOKENS
+    for i in range(row[HOLD_N + player]):
+        token = np.int64(row[base + i])
         value = _VALUE[token]
-        if value and _CATEGORY[token] != RAFT:
-            by_value[value, sizes[value]] = token
-            sizes[value] += 1
-    for value in range(1, 5):
-        tokens = by_value[value, :sizes[value]]
-        keys = np.empty(sizes[value], np.int64)
-        for i in range(sizes[value]):
-            keys[i] = _SUPPER_RANK[_CATEGORY[tokens[i]]] * 1000 + tokens[i]
-        by_value[value, :sizes[value]] = tokens[np.argsort(keys)]
-    if sizes[4]:
-        meal[0] = by_value[4, 0]
+        if value == 0 or _CATEGORY[token] == RAFT:
+            continue
+        key = _SUPPER_RANK[_CATEGORY[token]] * 1000 + token
+        j = work[sizes + value]
+        while j > 0:  # insertion sort by key
+            other = work[value * MAX_TOKENS + j - 1]
+            if _SUPPER_RANK[_CATEGORY[other]] * 1000 + other <= key:
+                break
+            work[value * MAX_TOKENS + j] = other
+            j -= 1
+        work[value * MAX_TOKENS + j] = token
+        work[sizes + value] += 1
+    if work[sizes + 4]:
+        meal[0] = work[4 * MAX_TOKENS]
         return 1
+    mix = sizes + 5
+    best_mix = mix + 4
+    chosen = best_mix + 4
     best_plan = -1
-    best_mix = np.empty(4, np.int64)
-    mix = np.empty(4, np.int64)
-    chosen = np.empty(4, np.int64)
     for plan in range(len(_SUPPER_PLANS)):
         if best_plan >= 0 and (_SUPPER_PLANS[plan, 0] != _SUPPER_PLANS[best_plan, 0]
                                or _SUPPER_PLANS[plan, 1] != _SUPPER_PLANS[best_plan, 1]):
             break
         possible = True
         for v in range(4):
-            if sizes[4 - v] < _SUPPER_PLANS[plan, 2 + v]:
+            if work[sizes + 4 - v] < _SUPPER_PLANS[plan, 2 + v]:
                 possible = False
         if not possible:
             continue
         count = 0
         for v in range(4):
             for i in range(_SUPPER_PLANS[plan, 2 + v]):
-                chosen[count] = by_value[4 - v, i]
+                work[chosen + count] = work[(4 - v) * MAX_TOKENS + i]
                 count += 1
-        for i in range(count):
-            mix[i] = _SUPPER_RANK[_CATEGORY[chosen[i]]]
-        mix[:count].sort()
+        for i in range(count):  # the sorted ranks of the chosen tokens (insertion sort)
+            rank = _SUPPER_RANK[_CATEGORY[work[chosen + i]]]
+            j = i
+            while j > 0 and work[mix + j - 1] > rank:
+                work[mix + j] = work[mix + j - 1]
+                j -= 1
+            work[mix + j] = rank
         better = best_plan < 0
         if not better:
             for i in range(count):
-                if mix[i] != best_mix[i]:
-                    better = mix[i] < best_mix[i]
+                if work[mix + i] != work[best_mix + i]:
+                    better = work[mix + i] < work[best_mix + i]
                     break
         if better:
             best_plan = plan
-            best_mix[:count] = mix[:count]
-            meal[:count] = chosen[:count]
+            for i in range(count):
+                work[best_mix + i] = work[mix + i]
+                meal[i] = work[chosen + i]
     return _SUPPER_PLANS[best_plan, 1]
 
 
@@ -738,8 +753,10 @@ def _resolve_campsite(row, mt, b, order, count_order, choices):
 
 
 @_jit
-def _resolve_location(row, mt, b, loc, order, count_order, choices):
-    groups = np.zeros(NUM_ACTIONS, np.int64)
+def _resolve_location(row, mt, b, loc, order, count_order, choices, work):
+    """One location's day (S7-S11); ``work``: scratch of at least 64 + MAX_TOKENS ints."""
+    groups = work[0:NUM_ACTIONS]
+    groups[:] = 0
     here = 0
     for i in range(count_order):
         p = order[i]
@@ -748,10 +765,13 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices):
             here += 1
     if not here:
         return
-    loot_owner = np.full(MAX_TOKENS, -1, np.int64)
-    present = np.zeros(MAX_PLAYERS, np.bool_)
-    drawn = np.empty(4, np.int64)
-    any_loot = False
+    # Tokens gathered here today and their holders (at most 2 kept per gatherer).
+    loot = work[8:24]
+    owners = work[24:40]
+    num_loot = 0
+    present = work[40:46]
+    present[:] = 0
+    drawn = work[46:50]
     for i in range(count_order):  # S7: gatherers draw in playing order
         p = order[i]
         if choices[p] // NUM_ACTIONS != loc:
@@ -761,11 +781,12 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices):
             continue
         kept = _gather(row, loc, kind, p, 2 if groups[kind] == 1 else 1, drawn)
         for j in range(kept):
-            loot_owner[drawn[j]] = p
-            present[p] = True
-            any_loot = True
-    thieves = np.empty(2, np.int64)
-    guards = np.empty(2, np.int64)
+            loot[num_loot] = drawn[j]
+            owners[num_loot] = p
+            num_loot += 1
+            present[p] = 1
+    thieves = work[50:52]
+    guards = work[52:54]
     num_thieves = groups[THIEF] if groups[THIEF] <= 2 else 0
     num_guards = groups[GUARD] if groups[GUARD] <= 2 else 0
     t = 0
@@ -780,7 +801,7 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices):
             d += 1
     if num_thieves and num_guards:
         _catch(row, mt, b, guards, num_guards, thieves, num_thieves)
-        givers = np.empty(MAX_PLAYERS, np.int64)
+        givers = work[54:60]
         num_givers = 0
         for i in range(count_order):
             if present[order[i]]:
@@ -788,18 +809,19 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices):
                 num_givers += 1
         _gifts(row, mt, b, givers, num_givers, guards, num_guards)
     elif num_thieves:
-        if not any_loot:
+        if not num_loot:
             _draw_coconuts(row, thieves, num_thieves, 2 if num_thieves == 1 else 1)  # S10
             return
-        remaining = np.empty(MAX_TOKENS, np.int64)
+        remaining = work[64:64 + MAX_TOKENS]
         left = 0
         for i in range(count_order):
             p = order[i]
             base = HOLD + p * MAX_TOKENS
             for j in range(row[HOLD_N + p]):
-                if loot_owner[row[base + j]] >= 0:
-                    remaining[left] = row[base + j]
-                    left += 1
+                for k in range(num_loot):
+                    if loot[k] == row[base + j]:
+                        remaining[left] = row[base + j]
+                        left += 1
         turn = 0
         while left:  # S10: one thief takes all, two pick alternately
             thief = thieves[turn % num_thieves]
@@ -811,7 +833,10 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices):
             for j in range(i, left - 1):
                 remaining[j] = remaining[j + 1]
             left -= 1
-            _transfer(row, token, loot_owner[token], thief)
+            k = 0
+            while loot[k] != token:
+                k += 1
+            _transfer(row, token, owners[k], thief)
             turn += 1
     elif num_guards:
         _draw_coconuts(row, guards, num_guards, 2 if num_guards == 1 else 1)  # S11
@@ -867,8 +892,9 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out):
             row[LAST_LOC + seat] = -1
             row[LAST_ACT + seat] = -1
     _resolve_campsite(row, mt, b, order, count_order, choices)  # S7
+    work = np.empty(5 * MAX_TOKENS + 16, np.int64)
     for loc in range(1, locs):
-        _resolve_location(row, mt, b, loc, order, count_order, choices)
+        _resolve_location(row, mt, b, loc, order, count_order, choices, work)
     card = _event(row, mt, b, order, count_order, locs)
     row[LAST_EVENT] = card
     keys_out[:] = -1
@@ -884,11 +910,11 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out):
         everyone = (1 << n) - 1
         for i in range(count_order):
             p = order[i]
-            holding = _holding(row, p)
-            if _food_value(holding, len(holding)) < 4:
+            base = HOLD + p * MAX_TOKENS
+            if _food_value(row[base:base + row[HOLD_N + p]], row[HOLD_N + p]) < 4:
                 starving[p] = True
                 continue
-            for j in range(_supper(row, p, meal)):
+            for j in range(_supper(row, p, meal, work)):
                 row[KNOWN + meal[j]] = everyone  # S18, S21h
                 _remove(row, p, meal[j])
         survivors = 0
