@@ -16,7 +16,8 @@ the inputs it was trained on.
 - HUNGER: The Show: the observation divided by 10 (its counts, days and piles stay well under
   30; its Box bound of 1000 is no guide), then the crowd values: the expert's valuation with
   one round of replies against the rivals' picks of yesterday
-  (``policies.hunger_show.crowd_player_values``; the expert itself remembers every day and
+  (``policies.hunger_show.crowd_player_values``, computed by its compiled twin
+  ``policies.hunger_show_batched.crowd_features``; the expert itself remembers every day and
   replies four times). For each action: its value minus the best legal action's, in units of
   ``SHOW_VALUE_SCALE``, then ``SHOW_ACTION_DETAILS`` (zeros where the action is not legal;
   ``ShowEncoder.action_features`` is this block), and the best value itself. Their argmax is
