@@ -30,3 +30,11 @@ def test_readme_bench_command_runs():
         capture_output=True, text=True, timeout=600, check=True)
     assert "hunger_show 4p B=4096" in result.stdout
     assert "hunger_show_v0 6p (Python)" in result.stdout
+
+
+def test_readme_expert_comparison_command_runs():
+    command = re.search(r"`python (scripts/compare_show_expert\.py[^`]*)`", section()).group(1)
+    result = subprocess.run(
+        [sys.executable, *command.split(), "--shows", "2", "--batch", "2"], cwd=ROOT,
+        capture_output=True, text=True, timeout=600, check=True)
+    assert "agreement compiled vs python" in result.stdout
