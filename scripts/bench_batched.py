@@ -1,4 +1,5 @@
-"""Batched Hungry against Pgx connect_four, in agent-steps per second (``bench_envs.py --batched``).
+"""Batched engines against Pgx connect_four, in agent-steps per second (``bench_envs.py
+--batched``; ``--game hunger_show``: batched HUNGER at 4 and 6 players beside ``hunger_show_v0``).
 
 What one agent-step is, on both sides: the player to move in one game picks a uniformly random
 legal action, the game advances by that play (re-dealt when it ends), and the next observation
@@ -17,6 +18,7 @@ import time
 
 HUNGRY_BATCHES = (1, 256, 4096)
 PGX_BATCH = 1024
+SHOW_PLAYERS = (4, 6)
 TARGET_BATCH = 4096
 
 
@@ -46,6 +48,36 @@ def hungry_rate(num_games: int, num_players: int, seconds: float) -> float:
             batch.step(policy.act(batch))
         steps += 10 * num_games
     return steps / (time.perf_counter() - start)
+
+
+def show_rate(num_shows: int, num_players: int, seconds: float) -> float:
+    """Batched HUNGER: every living player of every show picks a uniformly random legal action
+    (compiled ``random`` players), then ``BatchedShow.step`` plays the day; one agent-step per
+    living player per day."""
+    from hunger_rl.envs.hunger_show.batched import BatchedShow
+    from hunger_rl.policies.hunger_show_batched import BatchedShowPolicies
+
+    batch = BatchedShow(num_players, num_shows)
+    out = batch.reset(seed=0)
+    players = BatchedShowPolicies([["random"] * num_players] * num_shows, num_players, seed=0)
+    out = batch.step(players.act(out.observations, out.action_masks))  # compiled code loaded
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(10):
+            steps += int(batch.alive.sum())
+            out = batch.step(players.act(out.observations, out.action_masks))
+    return steps / (time.perf_counter() - start)
+
+
+def show_reference_rate(num_players: int, seconds: float) -> float:
+    """hunger_show_v0 (Python, one show) with uniformly random legal actions."""
+    from bench_envs import parallel_steps_per_second
+
+    from hunger_rl.envs import hunger_show_v0
+
+    return parallel_steps_per_second(lambda: hunger_show_v0.parallel_env(num_players=num_players),
+                                     seconds)
 
 
 def make_pgx_runner(num_games: int):
@@ -91,9 +123,17 @@ def bench_batched(args) -> None:
     pgx_run = make_pgx_runner(PGX_BATCH)
     rates: dict[str, list[float]] = {}
     for _ in range(args.rounds):
-        for batch_size in HUNGRY_BATCHES:
-            rate = hungry_rate(batch_size, num_players, args.seconds)
-            rates.setdefault(f"hungry {num_players}p B={batch_size}", []).append(rate)
+        if args.game == "hunger_show":
+            for players in SHOW_PLAYERS:
+                for batch_size in HUNGRY_BATCHES:
+                    rate = show_rate(batch_size, players, args.seconds)
+                    rates.setdefault(f"hunger_show {players}p B={batch_size}", []).append(rate)
+                rate = show_reference_rate(players, args.seconds)
+                rates.setdefault(f"hunger_show_v0 {players}p (Python)", []).append(rate)
+        else:
+            for batch_size in HUNGRY_BATCHES:
+                rate = hungry_rate(batch_size, num_players, args.seconds)
+                rates.setdefault(f"hungry {num_players}p B={batch_size}", []).append(rate)
         if pgx_run is not None:
             rates.setdefault(f"pgx connect_four B={PGX_BATCH}", []).append(pgx_run(args.seconds))
     medians = {name: statistics.median(values) for name, values in rates.items()}

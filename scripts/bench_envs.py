@@ -6,6 +6,7 @@ interleaved, and reports medians and their ratio, since machines are noisy.
     python scripts/bench_envs.py                  # every benchmark
     python scripts/bench_envs.py --only hungry    # one of them
     python scripts/bench_envs.py --batched --one-core   # batched Hungry against Pgx
+    python scripts/bench_envs.py --batched --game hunger_show --one-core   # batched HUNGER
 
 References need PettingZoo's classic games: ``pip install -e '.[bench]'``.
 """
@@ -127,9 +128,11 @@ def main() -> None:
         "--rounds", type=int, default=15, help="interleaved rounds per env (many short: less noise)"
     )
     parser.add_argument(
-        "--batched", action="store_true", help="batched Hungry at B=1, 256, 4096 against Pgx"
+        "--batched", action="store_true", help="batched engine at B=1, 256, 4096 against Pgx"
     )
     parser.add_argument("--players", type=int, default=2, help="players per batched game")
+    parser.add_argument("--game", choices=("hungry", "hunger_show"), default="hungry",
+                        help="the batched engine to measure")
     parser.add_argument(
         "--one-core", action="store_true", help="pin to one CPU, one thread for XLA and BLAS"
     )

@@ -10,12 +10,13 @@ showing a short excerpt of the value (``ppo.learning_rate must be a number in (0
 'fast'``); so is a file that is not UTF-8, not YAML, repeats a key, nests too deeply or holds
 too many values (a YAML alias bomb).
 
-``env.batched: true`` (Hungry only) steps the ``env.n_envs`` games together on the compiled
+``env.batched: true`` steps the ``env.n_envs`` games together on the compiled
 batched engine (``BatchedHungryVecEnv``), many times faster per step than one Python game per
 env. Its opponents are compiled as well, so ``opponents.weights`` may name only ``random``,
 ``greedy`` and ``forecast`` (not ``self``, ``expert``, ``search:N`` or a policy file); the games
 are split between them in proportion to the weights, and each game keeps its opponent for the
-whole run.
+whole run. For ``hunger_show`` it steps the shows on ``BatchedShowVecEnv``, whose compiled
+opponents are ``random``, ``greedy``, ``crowd`` and ``expert``, drawn per seat for every show.
 
 ``network.action_scorer: true`` (sb3 backend) scores each action with one small network shared
 by all actions, from that action's derived features, starting from its prior value
@@ -53,6 +54,8 @@ from hunger_rl.envs.hungry.engine import HAND_SIZE
 SELF_PLAY = "self"
 # The opponents the batched engine plays itself (hunger_rl.envs.hungry.batched.POLICY_KINDS).
 BATCHED_OPPONENTS = ("random", "greedy", "forecast")
+# HUNGER's (hunger_rl.policies.hunger_show_batched.POLICY_KINDS).
+BATCHED_SHOW_OPPONENTS = ("random", "greedy", "crowd", "expert")
 VEC_ENV_KINDS = ("dummy", "subprocess")
 BACKENDS = ("sb3", "rllib")
 ACTIVATIONS = ("tanh", "relu")
@@ -108,9 +111,9 @@ class EnvConfig:
         0.0, "Hungry: weight of the score-margin shaping (see HungrySingleAgentEnv); 0 is "
         "pure R1", low=0, high=100)
     batched: bool = setting(
-        False, "Hungry: the n_envs games run on the compiled batched engine, whose opponents "
-        "are compiled too, so opponents.weights may name only random, greedy and forecast; "
-        "vec_env is unused")
+        False, "the n_envs games run on the compiled batched engine, whose opponents are "
+        "compiled too, so opponents.weights may name only random, greedy and forecast (Hungry) "
+        "or random, greedy, crowd and expert (HUNGER); vec_env is unused")
 
 
 @dataclass(frozen=True)
@@ -525,15 +528,12 @@ def _reference_table(cls: type, prefix: str) -> list[str]:
 def _check_consistency(config: TrainConfig) -> None:
     """Checks that need more than one key, or the game itself."""
     # Imported here: the game modules and the policy registry are heavier than the schema.
-    from hunger_rl.envs import load_game
+    from hunger_rl.envs import game_spec
     from hunger_rl.policies.registry import make_policy
 
-    game = load_game(config.game)
     full_decisions = config.game_options.get("decision_mode") == "agents"
     try:
-        game.parallel_env(num_players=config.num_players, **config.game_options) if hasattr(
-            game, "parallel_env") and not full_decisions else game.raw_env(
-            num_players=config.num_players, **config.game_options)
+        game_spec(config.game).make_env(config.num_players, **config.game_options)
     except (TypeError, ValueError) as error:
         raise ValueError(f"game_options or num_players rejected by {config.game}: "
                          f"{_excerpt_text(str(error), MESSAGE_CHARS)}") from error
@@ -575,13 +575,15 @@ def _check_consistency(config: TrainConfig) -> None:
                 f"rllib.train_batch_size ({config.rllib.train_batch_size})")
         return
     if config.env.batched:
-        if config.game != "hungry":
-            raise ValueError(f"env.batched applies to hungry only, not {config.game}")
-        others = [spec for spec in config.opponents.weights if spec not in BATCHED_OPPONENTS]
+        playable = BATCHED_OPPONENTS if config.game == "hungry" else BATCHED_SHOW_OPPONENTS
+        others = [spec for spec in config.opponents.weights if spec not in playable]
         if others:
             raise ValueError(
-                f"opponents.weights: env.batched plays only {list(BATCHED_OPPONENTS)} "
+                f"opponents.weights: env.batched plays only {list(playable)} "
                 f"opponents, not {others}")
+        if config.game == "hunger_show" and config.game_options.get("decisions") is not None:
+            raise ValueError("env.batched plays the default decisions (S19) only; custom "
+                             "decision objects need env.batched: false")
     if config.env.margin_shaping and config.game != "hungry":
         raise ValueError("env.margin_shaping applies to hungry only; HUNGER: The Show has its "
                          "own game_options: {reward: shaped}")

@@ -43,6 +43,7 @@ from hunger_rl.policies.learned import (
 )
 from hunger_rl.policies.models.encoders import make_encoder
 from hunger_rl.policies.models.networks import ACTIVATION_FUNCTIONS, policy_class_and_kwargs
+from hunger_rl.training.batched_show_vec_env import BatchedShowVecEnv
 from hunger_rl.training.batched_vec_env import make_batched_vec_env
 from hunger_rl.training.checkpoint import (
     HISTORY_FIELDS,
@@ -180,6 +181,11 @@ def fit_endgame_start(config: TrainConfig, policy: Any, out: Path, progress: boo
 def make_vec_env(config: TrainConfig) -> VecEnv:
     """``env.n_envs`` single-agent games: in this process or one process each, or (with
     ``env.batched``) all in one compiled batch."""
+    if config.env.batched and config.game == "hunger_show":
+        encoder = make_encoder(config.game, config.num_players, config.game_options)
+        return BatchedShowVecEnv(
+            config.env.n_envs, config.num_players, config.opponents.weights, seed=config.seed,
+            encode=encoder.batch, encoded_size=encoder.size, **config.game_options)
     if config.env.batched:
         encoder = make_encoder(config.game, config.num_players, config.game_options)
         return make_batched_vec_env(

@@ -16,7 +16,8 @@ the inputs it was trained on.
 - HUNGER: The Show: the observation divided by 10 (its counts, days and piles stay well under
   30; its Box bound of 1000 is no guide), then the crowd values: the expert's valuation with
   one round of replies against the rivals' picks of yesterday
-  (``policies.hunger_show.crowd_player_values``; the expert itself remembers every day and
+  (``policies.hunger_show.crowd_player_values``, computed by its compiled twin
+  ``policies.hunger_show_batched.crowd_features``; the expert itself remembers every day and
   replies four times). For each action: its value minus the best legal action's, in units of
   ``SHOW_VALUE_SCALE``, then ``SHOW_ACTION_DETAILS`` (zeros where the action is not legal;
   ``ShowEncoder.action_features`` is this block), and the best value itself. Their argmax is
@@ -34,8 +35,6 @@ import numpy as np
 
 from hunger_rl.envs import load_game
 from hunger_rl.envs.hunger_show.env import NUM_CHOICES as SHOW_CHOICES
-from hunger_rl.envs.hunger_show.env import legal_mask as show_legal_mask
-from hunger_rl.envs.hunger_show.tokens import NUM_ACTIONS as SHOW_ACTS
 from hunger_rl.envs.hungry.engine import (
     ACTION_RESORT,
     NUM_ACTIONS,
@@ -45,7 +44,7 @@ from hunger_rl.envs.hungry.engine import (
     TWO_HOMES_BONUS,
 )
 from hunger_rl.envs.hungry.observation import observation_layout
-from hunger_rl.policies import hunger_show
+from hunger_rl.policies.hunger_show_batched import crowd_features
 from hunger_rl.policies.hungry import RESORT_CARDS
 from hunger_rl.policies.hungry_batched import (
     FIRST_POINTS,
@@ -199,14 +198,13 @@ def _margins(first: np.ndarray, second: np.ndarray, num_players: int) -> np.ndar
 
 class ShowEncoder(ScaledEncoder):
     """The HUNGER: The Show encoding: the scaled observation, then the crowd values (see the
-    module docstring), one observation at a time (the valuation is plain Python)."""
+    module docstring), compiled for the whole batch
+    (``policies.hunger_show_batched.crowd_features``)."""
 
     def __init__(self, num_players: int, decision_mode: str = "objects"):
         super().__init__("hunger_show", num_players, decision_mode)
         self.num_players = num_players
         self.num_actions = SHOW_CHOICES
-        # The same in every state of the game (S6).
-        self._actions = np.flatnonzero(show_legal_mask(num_players))
         self.action_feature_size = 1 + len(SHOW_ACTION_DETAILS)
         self.action_features = slice(
             self._scale.size, self._scale.size + self.num_actions * self.action_feature_size)
@@ -214,22 +212,8 @@ class ShowEncoder(ScaledEncoder):
 
     def batch(self, observations: np.ndarray) -> np.ndarray:
         observations = np.asarray(observations)
-        crowd = np.array([self._crowd_features(vector) for vector in observations],
-                         dtype=np.float32).reshape(len(observations), -1)
+        crowd = crowd_features(observations, self.num_players, SHOW_VALUE_SCALE)
         return np.concatenate((super().batch(observations), crowd), axis=1)
-
-    def _crowd_features(self, vector: np.ndarray) -> np.ndarray:
-        view = hunger_show.ShowView.from_observation({"observation": vector})
-        actions = self._actions
-        values, crowd = hunger_show.crowd_player_values(view, actions)
-        best = values.max()
-        locations = actions // SHOW_ACTS
-        per_action = np.zeros((self.num_actions, self.action_feature_size))
-        per_action[actions] = np.stack((
-            (values - best) / SHOW_VALUE_SCALE, crowd.nobody[actions],
-            crowd.exactly_one[actions], crowd.thief_risk[locations],
-            crowd.guard_risk[locations]), axis=1)
-        return np.append(per_action.ravel(), best / SHOW_VALUE_SCALE)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1226 @@
+"""Batched HUNGER: The Show: B shows of the same options held in arrays, stepped with one call.
+
+The rules are those of :mod:`hunger_rl.envs.hunger_show.engine` with the default decisions of
+S19/S21 (:class:`~hunger_rl.envs.hunger_show.decisions.DefaultDecisions`), re-implemented as
+compiled per-show loops (numba). Observations, action masks, action encoding, rewards,
+eliminations, end conditions and rankings are exactly those of ``hunger_show_v0``.
+
+Chance. The reference engine draws from Python's ``random.Random(seed)`` (Mersenne Twister):
+leader, characters, pile and stack shuffles, the event deck, and the random tie-breaks of
+``take``. Each show here carries its own MT19937 state with CPython's seeding (``init_by_array``
+of the seed's 32-bit words) and its ``getrandbits``/``_randbelow``/``shuffle``/``sample``
+semantics, so show b dealt with seed s is the reference show ``reset(seed=s)``, draw for draw.
+A differential test replays random shows through ``hunger_show_v0`` and compares everything.
+
+Seeds. ``reset(seeds)`` deals show b with ``seeds[b]``; the show that follows in slot b after
+its e-th show ended is dealt with :func:`stream_seed` ``(seeds[b], e)``, so a slot's sequence
+of shows depends only on its seed and its own actions.
+
+Layout. Every field of one show lives in one int16 row of ``BatchedShow.games`` (offsets below,
+sized for 6 players), and its Mersenne Twister state in a row of ``BatchedShow.mt``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from hunger_rl.envs.hunger_show.engine import ShowConfig
+from hunger_rl.envs.hunger_show.env import (
+    NUM_CHOICES,
+    REWARD_MODES,
+    SHAPING_WEIGHT,
+    ShowParallelEnv,
+    legal_mask,
+)
+from hunger_rl.envs.hunger_show.tokens import (
+    CHARACTERS,
+    EVENT_CARD_NAMES,
+    NUM_ACTIONS,
+    PILE_EVENTS,
+    PILE_SIZES,
+    RAT_PLAGUE,
+    UNPLEASANT_CARDS,
+    parse_card,
+    token_table,
+)
+from hunger_rl.envs.validation import IllegalActionError, InvalidValueError, check_choice
+
+MAX_PLAYERS = 6
+_CATEGORY, _VALUE, _RAFT_KIND, _COLOUR = (np.array(t, np.int64) for t in token_table(MAX_PLAYERS))
+MAX_TOKENS = len(_CATEGORY)
+FRUIT, CHICKEN, RAFT, CAN, COCONUT = range(5)
+THIEF, GUARD = 3, 4
+CONNOISSEUR, EAGLE_EYE, RAPTOR, SWEET, ARNOLD, NINJA = range(6)
+assert CHARACTERS[NINJA] == "ninja" and CHARACTERS[ARNOLD] == "arnold"
+# The pile kind each drawing specialist works on (S20), by character index; -1 for none.
+_SPECIALTY = np.array([-1, RAFT, CHICKEN, FRUIT, -1, -1], np.int64)
+# S19 orders as ranks by category.
+_TAKE_ORDER = np.array([RAFT, CHICKEN, FRUIT, CAN, COCONUT], np.int64)
+_GIFT_RANK = np.array([1, 2, 9, 3, 0], np.int64)  # coconut, fruit, chicken, can
+_SUPPER_RANK = np.array([2, 3, 9, 0, 1], np.int64)  # can, coconut, fruit, chicken
+# S15 supper patterns (see decisions.SUPPER_PATTERNS): per pattern its head (overpay, count)
+# and how many tokens of each value 4, 3, 2, 1 it takes, highest value first.
+_SUPPER_PLANS = np.array([
+    # overpay, count, n4, n3, n2, n1
+    [0, 1, 1, 0, 0, 0],
+    [0, 2, 0, 1, 0, 1],
+    [0, 2, 0, 0, 2, 0],
+    [0, 3, 0, 0, 1, 2],
+    [0, 4, 0, 0, 0, 4],
+    [1, 2, 0, 1, 1, 0],
+    [2, 2, 0, 2, 0, 0],
+], np.int64)
+
+CALM_CARD = EVENT_CARD_NAMES.index("calm")
+END_CARD = EVENT_CARD_NAMES.index("end")
+NO_EVENT = -1
+_UNPLEASANT = np.array([EVENT_CARD_NAMES.index(c) for c in UNPLEASANT_CARDS], np.int64)
+_CARD_PILE = np.array([PILE_EVENTS.get(parse_card(c)[0], -1) for c in EVENT_CARD_NAMES], np.int64)
+_CARD_SIZE = np.array([parse_card(c)[1] for c in EVENT_CARD_NAMES], np.int64)
+_CARD_RAT = np.array([parse_card(c)[0] == RAT_PLAGUE for c in EVENT_CARD_NAMES], np.bool_)
+END_CONDITIONS = ("A", "B", "C")
+DECK_MAX = len(UNPLEASANT_CARDS) + 10 + 1
+PILE_MAX = max(PILE_SIZES)
+NUM_COCONUTS = int(np.sum(_CATEGORY == COCONUT))
+
+# Offsets into a show's int16 row.
+HOLD = 0  # [seat * MAX_TOKENS + i]: the seat's holding, in order
+HOLD_N = HOLD + MAX_PLAYERS * MAX_TOKENS  # [seat]
+PILE = HOLD_N + MAX_PLAYERS  # [(loc * 3 + kind) * PILE_MAX + i]: bottom first
+PILE_N = PILE + 4 * 3 * PILE_MAX  # [loc * 3 + kind]
+STACK = PILE_N + 4 * 3  # coconut stack, bottom first
+STACK_N = STACK + NUM_COCONUTS
+DECK = STACK_N + 1  # event cards, bottom first (top at DECK + DECK_N - 1)
+DECK_N = DECK + DECK_MAX
+KNOWN = DECK_N + 1  # [token]: bit p set when player p remembers its value (S18)
+ALIVE = KNOWN + MAX_TOKENS  # [seat]
+CHARACTER = ALIVE + MAX_PLAYERS  # [seat]: index into CHARACTERS, -1 when off
+LAST_LOC = CHARACTER + MAX_PLAYERS  # [seat]: last (location, action), -1 before the first day
+LAST_ACT = LAST_LOC + MAX_PLAYERS
+RAFT_SETS = LAST_ACT + MAX_PLAYERS  # [seat]: raft sets at the last step (shaped reward)
+LEADER = RAFT_SETS + MAX_PLAYERS
+DAY = LEADER + 1
+LAST_EVENT = DAY + 1
+DONE = LAST_EVENT + 1
+ROW_SIZE = DONE + 1
+
+_jit = numba.njit(cache=True, nogil=True)
+
+
+class StepOutputs(NamedTuple):
+    """What a step (or reset) reports; the arrays are reused (overwritten) by the next step.
+
+    ``observations[b, p]`` and ``action_masks[b, p]`` are seat p's current ones: in a show that
+    ended in this step, those of its next show (auto-reset); the last ones of the ended show are
+    ``final_observations`` / ``final_masks`` (filled where ``done``). ``terminated[b, p]``: seat
+    p left show b in this step (eliminated, or the show ended while it played); ``rewards`` are
+    ``hunger_show_v0``'s. Where ``done``: ``winners``, ``end_condition`` (index into
+    ``END_CONDITIONS``), ``ranking_keys`` (-1 rows for seats without a final key) and ``days``.
+    """
+
+    observations: np.ndarray
+    action_masks: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    done: np.ndarray
+    final_observations: np.ndarray
+    final_masks: np.ndarray
+    winners: np.ndarray
+    end_condition: np.ndarray
+    ranking_keys: np.ndarray
+    days: np.ndarray
+
+
+# -- Python's random.Random, compiled --------------------------------------------------------- ---
+
+_MT_N = 624
+_MT_M = 397
+
+
+@_jit
+def _mt_twist(mt, b):
+    state = mt[b]
+    for i in range(_MT_N):
+        y = (state[i] & np.uint32(0x80000000)) | (state[(i + 1) % _MT_N] & np.uint32(0x7FFFFFFF))
+        value = state[(i + _MT_M) % _MT_N] ^ (y >> np.uint32(1))
+        if y & np.uint32(1):
+            value ^= np.uint32(0x9908B0DF)
+        state[i] = value
+    state[_MT_N] = 0
+
+
+@_jit
+def _mt_next(mt, b):
+    """CPython's ``genrand_uint32``; ``mt[b, 624]`` is the position in the state."""
+    if mt[b, _MT_N] >= _MT_N:
+        _mt_twist(mt, b)
+    y = mt[b, mt[b, _MT_N]]
+    mt[b, _MT_N] += 1
+    y ^= y >> np.uint32(11)
+    y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
+    y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
+    y ^= y >> np.uint32(18)
+    return y
+
+
+@_jit
+def _mt_seed(mt, b, seed):
+    """``random.Random(seed)`` for a seed 0 <= seed < 2**63: ``init_by_array`` of its 32-bit
+    words, least significant first (one word for seeds below 2**32)."""
+    state = mt[b]
+    state[0] = np.uint32(19650218)
+    for i in range(1, _MT_N):
+        previous = np.uint64(state[i - 1])
+        state[i] = np.uint32((np.uint64(1812433253) * (previous ^ (previous >> np.uint64(30)))
+                              + np.uint64(i)) & np.uint64(0xFFFFFFFF))
+    words = np.empty(2, np.uint64)
+    words[0] = np.uint64(seed) & np.uint64(0xFFFFFFFF)
+    words[1] = np.uint64(seed) >> np.uint64(32)
+    length = 2 if words[1] else 1
+    i, j = 1, 0
+    for _ in range(max(_MT_N, length)):
+        previous = np.uint64(state[i - 1])
+        mixed = (previous ^ (previous >> np.uint64(30))) * np.uint64(1664525)
+        state[i] = np.uint32(((np.uint64(state[i]) ^ mixed) + words[j] + np.uint64(j))
+                             & np.uint64(0xFFFFFFFF))
+        i += 1
+        j += 1
+        if i >= _MT_N:
+            state[0] = state[_MT_N - 1]
+            i = 1
+        if j >= length:
+            j = 0
+    for _ in range(_MT_N - 1):
+        previous = np.uint64(state[i - 1])
+        mixed = (previous ^ (previous >> np.uint64(30))) * np.uint64(1566083941)
+        state[i] = np.uint32(((np.uint64(state[i]) ^ mixed) - np.uint64(i))
+                             & np.uint64(0xFFFFFFFF))
+        i += 1
+        if i >= _MT_N:
+            state[0] = state[_MT_N - 1]
+            i = 1
+    state[0] = np.uint32(0x80000000)
+    state[_MT_N] = _MT_N
+
+
+@_jit
+def _below(mt, b, n):
+    """``random.Random._randbelow(n)``: ``getrandbits(n.bit_length())`` until below n."""
+    bits = 0
+    while (n >> bits) > 0:
+        bits += 1
+    while True:
+        r = np.int64(_mt_next(mt, b) >> np.uint32(32 - bits))
+        if r < n:
+            return r
+
+
+@_jit
+def _shuffle(mt, b, items, count):
+    """``random.shuffle`` of ``items[:count]``."""
+    for i in range(count - 1, 0, -1):
+        j = _below(mt, b, i + 1)
+        items[i], items[j] = items[j], items[i]
+
+
+@_jit
+def _sample(mt, b, population, k, out):
+    """``random.sample(population, k)`` for the small populations here (the pool method)."""
+    pool = population.copy()
+    n = len(pool)
+    for i in range(k):
+        j = _below(mt, b, n - i)
+        out[i] = pool[j]
+        pool[j] = pool[n - i - 1]
+
+
+_SEED_MASK = np.uint64((1 << 63) - 1)
+_SEED_STEP = np.uint64(0x9E3779B97F4A7C15)
+
+
+@_jit
+def _stream_seed(seed, show_number):
+    return np.int64((np.uint64(seed) + np.uint64(show_number) * _SEED_STEP) & _SEED_MASK)
+
+
+def stream_seed(seed: int, show_number: int) -> int:
+    """The seed of the show that follows the ``show_number``-th show ended in a slot reset
+    with ``seed`` (show 0 is dealt with ``seed`` itself)."""
+    return int(_stream_seed(seed, show_number))
+
+
+# -- setup ----------------------------------------------------------------------------------------
+
+
+@_jit
+def _deal(g, mt, b, seed, n, locs, characters, deck_size, unpleasant, end_window):
+    """``ShowGame(config, seed)``: the same draws in the same order."""
+    row = g[b]
+    row[:] = 0
+    _mt_seed(mt, b, seed)
+    row[LEADER] = _below(mt, b, n)
+    for seat in range(MAX_PLAYERS):
+        row[CHARACTER + seat] = -1
+        row[LAST_LOC + seat] = -1
+        row[LAST_ACT + seat] = -1
+        row[ALIVE + seat] = seat < n
+    if characters:
+        chosen = np.empty(n, np.int64)
+        _sample(mt, b, np.arange(len(_SPECIALTY)), n, chosen)
+        for seat in range(n):
+            row[CHARACTER + seat] = chosen[seat]
+    num_tokens = 90 + 8 * n
+    for seat in range(n):  # each seat holds its eight cans, in id order
+        for i in range(8):
+            token = 90 + 8 * seat + i
+            row[HOLD + seat * MAX_TOKENS + i] = token
+            row[KNOWN + token] = 1 << seat
+        row[HOLD_N + seat] = 8
+    pool = np.empty(num_tokens, np.int64)
+    for kind in range(3):
+        count = 0
+        for token in range(90):
+            if _CATEGORY[token] == kind:
+                pool[count] = token
+                count += 1
+        _shuffle(mt, b, pool, count)
+        size = PILE_MAX if kind == RAFT else 6
+        start = 0
+        for loc in range(1, locs):
+            base = PILE + (loc * 3 + kind) * PILE_MAX
+            for i in range(size):
+                row[base + i] = pool[start + i]
+            row[PILE_N + loc * 3 + kind] = size
+            start += size
+    count = 0
+    for token in range(90):
+        if _CATEGORY[token] == COCONUT:
+            pool[count] = token
+            count += 1
+    _shuffle(mt, b, pool, count)
+    for i in range(count):
+        row[STACK + i] = pool[i]
+    row[STACK_N] = count
+    cards = np.empty(DECK_MAX, np.int64)
+    _sample(mt, b, _UNPLEASANT, unpleasant, cards)
+    for i in range(unpleasant, deck_size):
+        cards[i] = CALM_CARD
+    _shuffle(mt, b, cards, deck_size)
+    window = min(end_window, deck_size + 1)
+    where = deck_size + 1 - window + _below(mt, b, window)
+    for i in range(deck_size, where, -1):
+        cards[i] = cards[i - 1]
+    cards[where] = END_CARD
+    for i in range(deck_size + 1):  # the list's end is the top: store it reversed, bottom first
+        row[DECK + i] = cards[deck_size - i]
+    row[DECK_N] = deck_size + 1
+    row[LAST_EVENT] = NO_EVENT
+
+
+# -- holdings and queries -------------------------------------------------------------------------
+
+
+@_jit
+def _remove(row, seat, token):
+    base = HOLD + seat * MAX_TOKENS
+    count = row[HOLD_N + seat]
+    i = 0
+    while row[base + i] != token:
+        i += 1
+    for j in range(i, count - 1):
+        row[base + j] = row[base + j + 1]
+    row[HOLD_N + seat] = count - 1
+
+
+@_jit
+def _append(row, seat, token):
+    row[HOLD + seat * MAX_TOKENS + row[HOLD_N + seat]] = token
+    row[HOLD_N + seat] += 1
+
+
+@_jit
+def _transfer(row, token, giver, receiver):
+    _remove(row, giver, token)
+    _append(row, receiver, token)
+    row[KNOWN + token] |= 1 << receiver
+
+
+@_jit
+def _holding(row, seat):
+    base = HOLD + seat * MAX_TOKENS
+    return row[base:base + row[HOLD_N + seat]].astype(np.int64)
+
+
+@_jit
+def _food_value(tokens, count):
+    total = 0
+    for i in range(count):
+        if _CATEGORY[tokens[i]] != RAFT:
+            total += _VALUE[tokens[i]]
+    return total
+
+
+@_jit
+def _raft_sets_units(tokens, count, skip):
+    """(raft sets, leftover units) of ``tokens[:count]`` without the token ``skip``."""
+    rope = 0
+    log = 0
+    for i in range(count):
+        token = tokens[i]
+        if token != skip and _CATEGORY[token] == RAFT:
+            if _RAFT_KIND[token] == 0:
+                rope += _VALUE[token]
+            else:
+                log += _VALUE[token]
+    sets = min(rope, log)
+    return sets, rope + log - 2 * sets
+
+
+@_jit
+def _ranking_key(row, seat):
+    holding = _holding(row, seat)
+    sets, leftover = _raft_sets_units(holding, len(holding), -1)
+    return sets, leftover, _food_value(holding, len(holding))
+
+
+@_jit
+def _playing_order(row, n, order):
+    count = 0
+    for i in range(n):
+        seat = (row[LEADER] + i) % n
+        if row[ALIVE + seat]:
+            order[count] = seat
+            count += 1
+    return count
+
+
+# -- default decisions (S19, S21) -----------------------------------------------------------------
+
+
+@_jit
+def _take(row, mt, b, taker, candidates, count):
+    """``DefaultDecisions.take``: by category raft, chicken, fruit, can, coconut; the highest
+    remembered value, else a seeded random one (in candidate order)."""
+    bit = 1 << taker
+    for category in _TAKE_ORDER:
+        found = 0
+        best = -1
+        for i in range(count):
+            token = candidates[i]
+            if _CATEGORY[token] == category:
+                found += 1
+                if row[KNOWN + token] & bit and (best < 0 or _VALUE[token] > _VALUE[best]):
+                    best = token
+        if found:
+            if best >= 0:
+                return best
+            chosen = _below(mt, b, found)
+            for i in range(count):
+                if _CATEGORY[candidates[i]] == category:
+                    if chosen == 0:
+                        return candidates[i]
+                    chosen -= 1
+    return -1
+
+
+@_jit
+def _gift(row, giver):
+    """``DefaultDecisions.gift``: the cheapest food, else the raft token whose loss leaves the
+    best (sets, leftover units)."""
+    holding = _holding(row, giver)
+    best = -1
+    for token in holding:
+        if _CATEGORY[token] != RAFT and (
+                best < 0 or _VALUE[token] < _VALUE[best]
+                or (_VALUE[token] == _VALUE[best]
+                    and _GIFT_RANK[_CATEGORY[token]] < _GIFT_RANK[_CATEGORY[best]])):
+            best = token
+    if best >= 0:
+        return best
+    best_sets, best_left = -1, -1
+    for token in holding:
+        sets, left = _raft_sets_units(holding, len(holding), token)
+        if sets > best_sets or (sets == best_sets and left > best_left):
+            best, best_sets, best_left = token, sets, left
+    return best
+
+
+@_jit
+def _ninja_hide(row, ninja, hidden):
+    """``DefaultDecisions.ninja_hide``: the pair (or fewer) of own tokens maximising (sets,
+    units, food value) of the hidden tokens alone; ties to the lowest ids. Returns the count."""
+    holding = np.sort(_holding(row, ninja))
+    count = len(holding)
+    if count <= 1:
+        for i in range(count):
+            hidden[i] = holding[i]
+        return count
+    best = (-1, -1, -1)
+    pair = np.empty(2, np.int64)
+    for i in range(count):
+        for j in range(i + 1, count):
+            pair[0] = holding[i]
+            pair[1] = holding[j]
+            sets, left = _raft_sets_units(pair, 2, -1)
+            key = (sets, 2 * sets + left, _food_value(pair, 2))
+            if key > best:
+                best = key
+                hidden[0] = holding[i]
+                hidden[1] = holding[j]
+    return 2
+
+
+@_jit
+def _supper(row, player, meal, work):
+    """``DefaultDecisions.supper`` into ``meal``; returns the number of tokens. ``work`` is
+    scratch space of at least 5 * MAX_TOKENS + 16 ints (no allocation on this hot path)."""
+    # work[v * MAX_TOKENS + i]: food tokens of value v (1..4), ordered by (supper rank, id);
+    # sizes at work[5 * MAX_TOKENS + v].
+    sizes = 5 * MAX_TOKENS
+    for value in range(5):
+        work[sizes + value] = 0
+    base = HOLD + player * MAX_TOKENS
+    for i in range(row[HOLD_N + player]):
+        token = np.int64(row[base + i])
+        value = _VALUE[token]
+        if value == 0 or _CATEGORY[token] == RAFT:
+            continue
+        key = _SUPPER_RANK[_CATEGORY[token]] * 1000 + token
+        j = work[sizes + value]
+        while j > 0:  # insertion sort by key
+            other = work[value * MAX_TOKENS + j - 1]
+            if _SUPPER_RANK[_CATEGORY[other]] * 1000 + other <= key:
+                break
+            work[value * MAX_TOKENS + j] = other
+            j -= 1
+        work[value * MAX_TOKENS + j] = token
+        work[sizes + value] += 1
+    if work[sizes + 4]:
+        meal[0] = work[4 * MAX_TOKENS]
+        return 1
+    mix = sizes + 5
+    best_mix = mix + 4
+    chosen = best_mix + 4
+    best_plan = -1
+    for plan in range(len(_SUPPER_PLANS)):
+        if best_plan >= 0 and (_SUPPER_PLANS[plan, 0] != _SUPPER_PLANS[best_plan, 0]
+                               or _SUPPER_PLANS[plan, 1] != _SUPPER_PLANS[best_plan, 1]):
+            break
+        possible = True
+        for v in range(4):
+            if work[sizes + 4 - v] < _SUPPER_PLANS[plan, 2 + v]:
+                possible = False
+        if not possible:
+            continue
+        count = 0
+        for v in range(4):
+            for i in range(_SUPPER_PLANS[plan, 2 + v]):
+                work[chosen + count] = work[(4 - v) * MAX_TOKENS + i]
+                count += 1
+        for i in range(count):  # the sorted ranks of the chosen tokens (insertion sort)
+            rank = _SUPPER_RANK[_CATEGORY[work[chosen + i]]]
+            j = i
+            while j > 0 and work[mix + j - 1] > rank:
+                work[mix + j] = work[mix + j - 1]
+                j -= 1
+            work[mix + j] = rank
+        better = best_plan < 0
+        if not better:
+            for i in range(count):
+                if work[mix + i] != work[best_mix + i]:
+                    better = work[mix + i] < work[best_mix + i]
+                    break
+        if better:
+            best_plan = plan
+            for i in range(count):
+                work[best_mix + i] = work[mix + i]
+                meal[i] = work[chosen + i]
+    return _SUPPER_PLANS[best_plan, 1]
+
+
+# -- a day ----------------------------------------------------------------------------------------
+
+
+@_jit
+def _draw_coconuts(row, players, count_players, each):
+    for i in range(count_players):
+        p = players[i]
+        count = each + (row[CHARACTER + p] == CONNOISSEUR)
+        for _ in range(min(count, row[STACK_N])):
+            row[STACK_N] -= 1
+            token = row[STACK + row[STACK_N]]
+            _append(row, p, token)
+            row[KNOWN + token] |= 1 << p
+
+
+@_jit
+def _gather(row, loc, kind, player, quota, drawn):
+    """Draw up to ``quota`` tokens (a specialist one more, then returns one to the bottom:
+    S20, S21f) into ``drawn``; returns how many were kept."""
+    base = PILE + (loc * 3 + kind) * PILE_MAX
+    size_at = PILE_N + loc * 3 + kind
+    extra = _SPECIALTY[row[CHARACTER + player]] == kind if row[CHARACTER + player] >= 0 else False
+    count = min(quota + extra, row[size_at])
+    for i in range(count):
+        row[size_at] -= 1
+        drawn[i] = row[base + row[size_at]]
+        row[KNOWN + drawn[i]] |= 1 << player
+    if count > quota:
+        rejected = drawn[0]
+        if _CATEGORY[drawn[0]] == RAFT:
+            holding = _holding(row, player)
+            together = np.empty(len(holding) + count, np.int64)
+            together[:len(holding)] = holding
+            together[len(holding):] = drawn[:count]
+            best_sets, best_units = -1, -1
+            for i in range(count):
+                sets, left = _raft_sets_units(together, len(together), drawn[i])
+                if sets > best_sets or (sets == best_sets and 2 * sets + left > best_units):
+                    rejected, best_sets, best_units = drawn[i], sets, 2 * sets + left
+        else:
+            for i in range(1, count):
+                if _VALUE[drawn[i]] < _VALUE[rejected]:
+                    rejected = drawn[i]
+        kept = 0
+        for i in range(count):
+            if drawn[i] != rejected:
+                drawn[kept] = drawn[i]
+                kept += 1
+        for i in range(row[size_at], 0, -1):
+            row[base + i] = row[base + i - 1]
+        row[base] = rejected
+        row[size_at] += 1
+        count = kept
+    for i in range(count):
+        _append(row, player, drawn[i])
+    return count
+
+
+@_jit
+def _catch(row, mt, b, guards, num_guards, thieves, num_thieves):
+    """Guards take from caught thieves (S11); a Ninja hides 2 tokens first (S20, S21i)."""
+    hidden = np.empty(4, np.int64)
+    num_hidden = 0
+    pair = np.empty(2, np.int64)
+    for t in range(num_thieves):
+        if row[CHARACTER + thieves[t]] == NINJA:
+            for i in range(_ninja_hide(row, thieves[t], pair)):
+                hidden[num_hidden] = pair[i]
+                num_hidden += 1
+    candidates = np.empty(MAX_TOKENS, np.int64)
+    if num_guards == 1:
+        for t in range(num_thieves):
+            for _ in range(2 if num_thieves == 1 else 1):
+                count = _takeable(row, thieves[t], hidden, num_hidden, candidates)
+                if count:
+                    token = _take(row, mt, b, guards[0], candidates, count)
+                    _transfer(row, token, thieves[t], guards[0])
+        return
+    for position in range(num_guards):
+        guard = guards[position]
+        thief = thieves[0]
+        if num_thieves == 2:  # pick_thief: the thief in the guard's position, else one with loot
+            thief = thieves[min(position, 1)]
+            if not _takeable(row, thief, hidden, num_hidden, candidates):
+                for t in range(2):
+                    if _takeable(row, thieves[t], hidden, num_hidden, candidates):
+                        thief = thieves[t]
+                        break
+        count = _takeable(row, thief, hidden, num_hidden, candidates)
+        if count:
+            token = _take(row, mt, b, guard, candidates, count)
+            _transfer(row, token, thief, guard)
+
+
+@_jit
+def _takeable(row, thief, hidden, num_hidden, out):
+    count = 0
+    base = HOLD + thief * MAX_TOKENS
+    for i in range(row[HOLD_N + thief]):
+        token = row[base + i]
+        shown = True
+        for h in range(num_hidden):
+            if hidden[h] == token:
+                shown = False
+        if shown:
+            out[count] = token
+            count += 1
+    return count
+
+
+@_jit
+def _gifts(row, mt, b, givers, num_givers, guards, num_guards):
+    """Each giver hands one token to a guard (S11, S12); Arnold picks it (S20)."""
+    for i in range(num_givers):
+        giver = givers[i]
+        if row[HOLD_N + giver] == 0:
+            continue
+        guard = guards[0]
+        if num_guards == 2 and row[HOLD_N + guards[1]] < row[HOLD_N + guards[0]]:
+            guard = guards[1]  # pick_guard: fewer tokens, then playing order
+        if row[CHARACTER + guard] == ARNOLD:
+            holding = _holding(row, giver)
+            token = _take(row, mt, b, guard, holding, len(holding))
+        else:
+            token = _gift(row, giver)
+        _transfer(row, token, giver, guard)
+
+
+@_jit
+def _campsite_theft(row, mt, b, thief, amount, order, count_order):
+    """``DefaultDecisions.campsite_theft``: rob the living player with the most raft tokens
+    (then most tokens, then playing order), then the next; no coconuts (S12, S21b)."""
+    victims = np.empty(count_order, np.int64)
+    keys = np.empty(count_order, np.int64)
+    count = 0
+    for position in range(count_order):
+        p = order[position]
+        if p == thief:
+            continue
+        rafts = 0
+        base = HOLD + p * MAX_TOKENS
+        for i in range(row[HOLD_N + p]):
+            rafts += _CATEGORY[row[base + i]] == RAFT
+        victims[count] = p
+        keys[count] = -rafts * 1000000 - row[HOLD_N + p] * 100 + position
+        count += 1
+    ranked = victims[:count][np.argsort(keys[:count])]
+    stolen = np.empty(amount, np.int64)
+    owners = np.empty(amount, np.int64)
+    num_stolen = 0
+    for victim in ranked:
+        candidates = _holding(row, victim)
+        left = len(candidates)
+        while left and num_stolen < amount:
+            token = _take(row, mt, b, thief, candidates, left)
+            stolen[num_stolen] = token
+            owners[num_stolen] = victim
+            num_stolen += 1
+            i = 0
+            while candidates[i] != token:
+                i += 1
+            for j in range(i, left - 1):
+                candidates[j] = candidates[j + 1]
+            left -= 1
+        if num_stolen == amount:
+            break
+    for i in range(num_stolen):
+        _transfer(row, stolen[i], owners[i], thief)
+
+
+@_jit
+def _resolve_campsite(row, mt, b, order, count_order, choices):
+    thieves = np.empty(MAX_PLAYERS, np.int64)
+    guards = np.empty(MAX_PLAYERS, np.int64)
+    num_thieves = 0
+    num_guards = 0
+    for i in range(count_order):
+        p = order[i]
+        if choices[p] == THIEF:  # Campsite is location 0: action = act
+            thieves[num_thieves] = p
+            num_thieves += 1
+        elif choices[p] == GUARD:
+            guards[num_guards] = p
+            num_guards += 1
+    if num_thieves > 2:  # S8: 3+ cancel each other
+        num_thieves = 0
+    if num_guards > 2:
+        num_guards = 0
+    if num_thieves and num_guards:
+        _catch(row, mt, b, guards, num_guards, thieves, num_thieves)
+        givers = np.empty(MAX_PLAYERS, np.int64)
+        num_givers = 0
+        for i in range(count_order):
+            p = order[i]
+            involved = False
+            for t in range(num_thieves):
+                involved |= thieves[t] == p
+            for t in range(num_guards):
+                involved |= guards[t] == p
+            if not involved:
+                givers[num_givers] = p
+                num_givers += 1
+        _gifts(row, mt, b, givers, num_givers, guards, num_guards)
+    elif num_thieves:
+        for t in range(num_thieves):
+            _campsite_theft(row, mt, b, thieves[t], 2 if num_thieves == 1 else 1, order,
+                            count_order)
+    elif num_guards:
+        _draw_coconuts(row, guards, num_guards, 2 if num_guards == 1 else 1)
+
+
+@_jit
+def _resolve_location(row, mt, b, loc, order, count_order, choices, work):
+    """One location's day (S7-S11); ``work``: scratch of at least 64 + MAX_TOKENS ints."""
+    groups = work[0:NUM_ACTIONS]
+    groups[:] = 0
+    here = 0
+    for i in range(count_order):
+        p = order[i]
+        if choices[p] // NUM_ACTIONS == loc:
+            groups[choices[p] % NUM_ACTIONS] += 1
+            here += 1
+    if not here:
+        return
+    # Tokens gathered here today and their holders (at most 2 kept per gatherer).
+    loot = work[8:24]
+    owners = work[24:40]
+    num_loot = 0
+    present = work[40:46]
+    present[:] = 0
+    drawn = work[46:50]
+    for i in range(count_order):  # S7: gatherers draw in playing order
+        p = order[i]
+        if choices[p] // NUM_ACTIONS != loc:
+            continue
+        kind = choices[p] % NUM_ACTIONS
+        if kind >= THIEF or not 1 <= groups[kind] <= 2:
+            continue
+        kept = _gather(row, loc, kind, p, 2 if groups[kind] == 1 else 1, drawn)
+        for j in range(kept):
+            loot[num_loot] = drawn[j]
+            owners[num_loot] = p
+            num_loot += 1
+            present[p] = 1
+    thieves = work[50:52]
+    guards = work[52:54]
+    num_thieves = groups[THIEF] if groups[THIEF] <= 2 else 0
+    num_guards = groups[GUARD] if groups[GUARD] <= 2 else 0
+    t = 0
+    d = 0
+    for i in range(count_order):
+        p = order[i]
+        if choices[p] == loc * NUM_ACTIONS + THIEF and t < num_thieves:
+            thieves[t] = p
+            t += 1
+        if choices[p] == loc * NUM_ACTIONS + GUARD and d < num_guards:
+            guards[d] = p
+            d += 1
+    if num_thieves and num_guards:
+        _catch(row, mt, b, guards, num_guards, thieves, num_thieves)
+        givers = work[54:60]
+        num_givers = 0
+        for i in range(count_order):
+            if present[order[i]]:
+                givers[num_givers] = order[i]
+                num_givers += 1
+        _gifts(row, mt, b, givers, num_givers, guards, num_guards)
+    elif num_thieves:
+        if not num_loot:
+            _draw_coconuts(row, thieves, num_thieves, 2 if num_thieves == 1 else 1)  # S10
+            return
+        remaining = work[64:64 + MAX_TOKENS]
+        left = 0
+        for i in range(count_order):
+            p = order[i]
+            base = HOLD + p * MAX_TOKENS
+            for j in range(row[HOLD_N + p]):
+                for k in range(num_loot):
+                    if loot[k] == row[base + j]:
+                        remaining[left] = row[base + j]
+                        left += 1
+        turn = 0
+        while left:  # S10: one thief takes all, two pick alternately
+            thief = thieves[turn % num_thieves]
+            token = remaining[0] if num_thieves == 1 else _take(row, mt, b, thief, remaining,
+                                                                 left)
+            i = 0
+            while remaining[i] != token:
+                i += 1
+            for j in range(i, left - 1):
+                remaining[j] = remaining[j + 1]
+            left -= 1
+            k = 0
+            while loot[k] != token:
+                k += 1
+            _transfer(row, token, owners[k], thief)
+            turn += 1
+    elif num_guards:
+        _draw_coconuts(row, guards, num_guards, 2 if num_guards == 1 else 1)  # S11
+
+
+@_jit
+def _event(row, mt, b, order, count_order, locs):
+    if row[DECK_N] == 0:
+        return END_CARD  # S14, S21c: an empty deck ends the show
+    row[DECK_N] -= 1
+    card = row[DECK + row[DECK_N]]
+    size = _CARD_SIZE[card]
+    kind = _CARD_PILE[card]
+    if kind >= 0:
+        for loc in range(1, locs):
+            at = PILE_N + loc * 3 + kind
+            row[at] -= min(size, row[at])
+    elif _CARD_RAT[card]:
+        for i in range(count_order):
+            remover = order[i]
+            victim = order[(i + 1) % count_order]
+            for _ in range(size):
+                if row[HOLD_N + victim] == 0:
+                    break
+                holding = _holding(row, victim)
+                token = _take(row, mt, b, remover, holding, len(holding))
+                row[KNOWN + token] |= 1 << remover  # S21g
+                _remove(row, victim, token)
+    return card
+
+
+@_jit
+def _finish_keys(row, seat, keys_out):
+    sets, left, food = _ranking_key(row, seat)
+    keys_out[seat, 0] = sets
+    keys_out[seat, 1] = left
+    keys_out[seat, 2] = food
+
+
+@_jit
+def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out):
+    """One day (S6-S16) from each living seat's action (5 * location + act). Returns the end
+    condition (0, 1, 2 for A, B, C) or -1 while the show goes on; ``keys_out`` and
+    ``winners_out`` get the final ranking keys (-1 rows for seats without one) and winners."""
+    row[DAY] += 1
+    order = np.empty(MAX_PLAYERS, np.int64)
+    count_order = _playing_order(row, n, order)
+    for seat in range(n):
+        if row[ALIVE + seat]:
+            row[LAST_LOC + seat] = choices[seat] // NUM_ACTIONS
+            row[LAST_ACT + seat] = choices[seat] % NUM_ACTIONS
+        else:
+            row[LAST_LOC + seat] = -1
+            row[LAST_ACT + seat] = -1
+    _resolve_campsite(row, mt, b, order, count_order, choices)  # S7
+    work = np.empty(5 * MAX_TOKENS + 16, np.int64)
+    for loc in range(1, locs):
+        _resolve_location(row, mt, b, loc, order, count_order, choices, work)
+    card = _event(row, mt, b, order, count_order, locs)
+    row[LAST_EVENT] = card
+    keys_out[:] = -1
+    winners_out[:] = False
+    condition = -1
+    if card == END_CARD:
+        for i in range(count_order):
+            _finish_keys(row, order[i], keys_out)
+        condition = 0
+    else:
+        starving = np.zeros(MAX_PLAYERS, np.bool_)
+        meal = np.empty(4, np.int64)
+        everyone = (1 << n) - 1
+        for i in range(count_order):
+            p = order[i]
+            base = HOLD + p * MAX_TOKENS
+            if _food_value(row[base:base + row[HOLD_N + p]], row[HOLD_N + p]) < 4:
+                starving[p] = True
+                continue
+            for j in range(_supper(row, p, meal, work)):
+                row[KNOWN + meal[j]] = everyone  # S18, S21h
+                _remove(row, p, meal[j])
+        survivors = 0
+        for i in range(count_order):
+            p = order[i]
+            if starving[p]:
+                _finish_keys(row, p, keys_out)  # before their holdings go (end B)
+                row[ALIVE + p] = 0
+                row[HOLD_N + p] = 0
+            else:
+                survivors += 1
+        if survivors == 0:
+            condition = 1
+        else:
+            keys_out[:] = -1
+            if survivors == 1:
+                condition = 2
+                for i in range(count_order):
+                    if not starving[order[i]]:
+                        _finish_keys(row, order[i], keys_out)
+            else:
+                for i in range(1, n + 1):
+                    seat = (row[LEADER] + i) % n
+                    if row[ALIVE + seat]:
+                        row[LEADER] = seat
+                        break
+    if condition >= 0:
+        row[DONE] = 1
+        best = (-1, -1, -1)
+        for seat in range(n):
+            key = (keys_out[seat, 0], keys_out[seat, 1], keys_out[seat, 2])
+            if keys_out[seat, 0] >= 0 and key > best:
+                best = key
+        for seat in range(n):
+            winners_out[seat] = (keys_out[seat, 0] >= 0 and keys_out[seat, 0] == best[0]
+                                 and keys_out[seat, 1] == best[1]
+                                 and keys_out[seat, 2] == best[2])
+    return condition
+
+
+# -- observations ---------------------------------------------------------------------------------
+
+
+@_jit
+def _observe(row, n, tables, gather, flat, out, masks, legal):
+    """Every seat's observation and mask of one show (``ShowParallelEnv._observe_all``)."""
+    own_column, unit_column, public_column, known_field, offsets = tables
+    own_base, counts_base, alive_base = offsets[0], offsets[1], offsets[2]
+    leader_base, order_base, choices_base = offsets[3], offsets[4], offsets[5]
+    known_base, character_base, shared = offsets[6], offsets[7], offsets[8]
+    own_width = (counts_base - own_base) // n
+    flat[:] = 0.0
+    for holder in range(n):
+        own = own_base + own_width * holder
+        counts = counts_base + 5 * holder
+        base = HOLD + holder * MAX_TOKENS
+        for i in range(row[HOLD_N + holder]):
+            token = row[base + i]
+            flat[own + own_column[token]] += 1
+            if unit_column[token]:
+                flat[own + unit_column[token]] += _VALUE[token]
+            flat[counts + public_column[token]] += 1
+            others = row[KNOWN + token] & ~(1 << holder)
+            for observer in range(n):
+                if others >> observer & 1:
+                    cell = known_base + 11 * (observer * n + holder)
+                    flat[cell + public_column[token]] += 1
+                    flat[cell + known_field[token]] += _VALUE[token]
+    flat[leader_base + row[LEADER]] = 1.0
+    for seat in range(n):
+        flat[alive_base + seat] = row[ALIVE + seat]
+        flat[order_base + seat] = -1.0
+        if row[LAST_LOC + seat] >= 0:
+            flat[choices_base + 9 * seat + row[LAST_LOC + seat]] = 1.0
+            flat[choices_base + 9 * seat + 4 + row[LAST_ACT + seat]] = 1.0
+        flat[character_base + 7 * seat + 1 + row[CHARACTER + seat]] = 1.0
+    order = np.empty(MAX_PLAYERS, np.int64)
+    for position in range(_playing_order(row, n, order)):
+        flat[order_base + order[position]] = position
+    flat[shared] = row[DAY]
+    for loc in range(1, 4):
+        for kind in range(3):
+            flat[shared + 1 + (loc - 1) * 3 + kind] = row[PILE_N + loc * 3 + kind]
+    flat[shared + 10] = row[STACK_N]
+    flat[shared + 11] = row[DECK_N]
+    if row[LAST_EVENT] >= 0:
+        flat[shared + 12 + row[LAST_EVENT]] = 1.0
+    for seat in range(n):
+        for i in range(gather.shape[1]):
+            out[seat, i] = flat[gather[seat, i]]
+        live = row[ALIVE + seat] == 1 and row[DONE] == 0
+        for a in range(NUM_CHOICES):
+            masks[seat, a] = legal[a] if live else 0
+
+
+# -- the batch ------------------------------------------------------------------------------------
+
+
+@_jit
+def _reset_all(g, mt, seeds, n, locs, options, tables, gather, legal, observations, masks):
+    flat = np.zeros(tables[4][-1] + 22, np.float32)
+    for b in range(len(g)):
+        _deal(g, mt, b, seeds[b], n, locs, options[0], options[1], options[2], options[3])
+        _observe(g[b], n, tables, gather, flat, observations[b], masks[b], legal)
+
+
+@_jit
+def _r1(n, share):
+    return n / (n - 1) * (share - 1.0 / n)
+
+
+@_jit
+def _step_all(g, mt, actions, n, locs, options, tables, gather, legal, seeds, shows_played,
+              shaped, observations, masks, rewards, terminated, done, final_observations,
+              final_masks, winners, end_condition, ranking_keys, days):
+    flat = np.zeros(tables[4][-1] + 22, np.float32)
+    was_alive = np.zeros(MAX_PLAYERS, np.bool_)
+    for b in range(len(g)):
+        row = g[b]
+        for seat in range(n):
+            was_alive[seat] = row[ALIVE + seat] == 1
+        condition = _play_day(row, mt, b, actions[b], n, locs, ranking_keys[b], winners[b])
+        ended = condition >= 0
+        done[b] = ended
+        rewards[b] = 0.0
+        for seat in range(n):
+            terminated[b, seat] = was_alive[seat] and (ended or not row[ALIVE + seat])
+            if ended and was_alive[seat]:
+                share = 0.0
+                if winners[b, seat]:
+                    share = 1.0 / np.sum(winners[b, :n])
+                rewards[b, seat] = _r1(n, share)
+            elif terminated[b, seat]:
+                rewards[b, seat] = _r1(n, 0.0)
+        if shaped:
+            total = 0.0
+            acting = 0
+            changes = np.zeros(MAX_PLAYERS)
+            for seat in range(n):
+                if was_alive[seat]:
+                    sets = _ranking_key(row, seat)[0] if row[ALIVE + seat] else 0
+                    changes[seat] = sets - row[RAFT_SETS + seat]
+                    row[RAFT_SETS + seat] = sets
+                    total += changes[seat]
+                    acting += 1
+            for seat in range(n):
+                if was_alive[seat]:
+                    rewards[b, seat] += SHAPING_WEIGHT * (changes[seat] - total / acting)
+        if ended:
+            end_condition[b] = condition
+            days[b] = row[DAY]
+            _observe(row, n, tables, gather, flat, final_observations[b], final_masks[b], legal)
+            shows_played[b] += 1
+            _deal(g, mt, b, _stream_seed(seeds[b], shows_played[b]), n, locs, options[0],
+                  options[1], options[2], options[3])
+        _observe(row, n, tables, gather, flat, observations[b], masks[b], legal)
+
+
+@_jit
+def _restart(g, mt, shows, n, locs, options, tables, gather, legal, seeds, shows_played,
+             observations, masks):
+    flat = np.zeros(tables[4][-1] + 22, np.float32)
+    for b in shows:
+        shows_played[b] += 1
+        _deal(g, mt, b, _stream_seed(seeds[b], shows_played[b]), n, locs, options[0],
+              options[1], options[2], options[3])
+        _observe(g[b], n, tables, gather, flat, observations[b], masks[b], legal)
+
+
+def observation_size(num_players: int) -> int:
+    return ShowParallelEnv(num_players=num_players)._observation_size
+
+
+class BatchedShow:
+    """``batch_size`` shows of HUNGER: The Show with the options of ``hunger_show_v0``.
+
+    Every show runs with the default decisions (S19/S21); ``decisions`` other than None raise,
+    as the batch cannot call decision objects. Call :meth:`reset` first; :meth:`step` takes one
+    action per seat and show (``actions[b, p]``: ``5 * location + act``; the value for a seat
+    that has left is ignored).
+    """
+
+    def __init__(self, num_players: int = 4, batch_size: int = 1, events: str = "standard",
+                 deck_size: int = 10, unpleasant: int | None = None, end_window: int = 4,
+                 characters: bool = False, decisions=None, reward: str = "r1",
+                 decision_mode: str = "objects"):
+        if decisions is not None:
+            raise InvalidValueError("BatchedShow plays the default decisions (S19) only; "
+                                    "custom decision objects need hunger_show_v0")
+        if decision_mode != "objects":
+            raise InvalidValueError(f"BatchedShow supports decision_mode='objects' only, got "
+                                    f"{decision_mode!r}; the full-decision mode runs on "
+                                    "hunger_show_v0")
+        check_choice(reward, "reward", REWARD_MODES)
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise InvalidValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        self.config = config = ShowConfig(num_players, events, deck_size, unpleasant,
+                                          end_window, characters)
+        self.num_players = n = config.num_players
+        self.batch_size = batch = batch_size
+        self.reward_mode = reward
+        self.num_locations = config.num_locations
+        self.num_legal = NUM_ACTIONS * config.num_locations
+        self.options = np.array([config.characters, config.deck_size, config.unpleasant,
+                                 config.end_window], np.int64)
+        reference = ShowParallelEnv(num_players=n)
+        o = reference._offsets
+        self.tables = (
+            np.array(reference._own_column, np.int64), np.array(reference._unit_column, np.int64),
+            np.array(reference._public_column, np.int64),
+            np.array(reference._known_value_field, np.int64),
+            np.array([o[k] for k in ("own", "counts", "alive", "leader", "order", "choices",
+                                     "known", "character", "shared")], np.int64))
+        self.gather = np.stack(reference._gather).astype(np.int64)
+        self.legal = legal_mask(n)
+        size = reference._observation_size
+        self.observation_size = size
+        self.games = np.zeros((batch, ROW_SIZE), np.int16)
+        self.mt = np.zeros((batch, _MT_N + 1), np.uint32)
+        self.seeds = np.zeros(batch, np.int64)
+        self.shows_played = np.zeros(batch, np.int64)
+        self.outputs = StepOutputs(
+            observations=np.zeros((batch, n, size), np.float32),
+            action_masks=np.zeros((batch, n, NUM_CHOICES), np.int8),
+            rewards=np.zeros((batch, n), np.float64),
+            terminated=np.zeros((batch, n), np.bool_),
+            done=np.zeros(batch, np.bool_),
+            final_observations=np.zeros((batch, n, size), np.float32),
+            final_masks=np.zeros((batch, n, NUM_CHOICES), np.int8),
+            winners=np.zeros((batch, n), np.bool_),
+            end_condition=np.full(batch, -1, np.int64),
+            ranking_keys=np.full((batch, n, 3), -1, np.int64),
+            days=np.zeros(batch, np.int64),
+        )
+        self._reset_called = False
+
+    def reset(self, seed: int | None = None, seeds=None) -> StepOutputs:
+        """Deal every show: show b with ``seeds[b]``, or with ``seed + b`` (``seed`` None: a
+        random one). Seeds are ints in 0 .. 2**63 - 1."""
+        if seeds is None:
+            if seed is None:
+                seed = int(np.random.default_rng().integers(0, 2 ** 62))
+            seeds = np.arange(self.batch_size, dtype=np.int64) + int(seed)
+        seeds = np.asarray(seeds)
+        if seeds.shape != (self.batch_size,) or seeds.dtype.kind not in "iu" or (
+                seeds.size and (seeds.min() < 0)):
+            raise InvalidValueError(f"seeds must be {self.batch_size} non-negative ints, got "
+                                    f"shape {seeds.shape} dtype {seeds.dtype}")
+        self.seeds[:] = seeds
+        self.shows_played[:] = 0
+        out = self.outputs
+        _reset_all(self.games, self.mt, self.seeds, self.num_players, self.num_locations,
+                   self.options, self.tables, self.gather, self.legal, out.observations,
+                   out.action_masks)
+        out.done[:] = False
+        out.terminated[:] = False
+        out.rewards[:] = 0.0
+        self._reset_called = True
+        return out
+
+    @property
+    def alive(self) -> np.ndarray:
+        return self.games[:, ALIVE:ALIVE + self.num_players].astype(bool)
+
+    def check_actions(self, actions) -> np.ndarray:
+        """``actions`` as an int64 (B, N) array, or IllegalActionError naming the first show
+        and seat whose living player has an action outside 0 .. 5 * locations - 1."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.batch_size, self.num_players) or actions.dtype.kind not in "iu":
+            raise IllegalActionError(
+                f"actions must be ints of shape ({self.batch_size}, {self.num_players}), got "
+                f"shape {actions.shape} dtype {actions.dtype}")
+        actions = actions.astype(np.int64, copy=False)
+        bad = self.alive & ((actions < 0) | (actions >= self.num_legal))
+        if bad.any():
+            show, seat = map(int, np.argwhere(bad)[0])
+            raise IllegalActionError(
+                f"show {show}, player_{seat}: action {int(actions[show, seat])} is not legal; "
+                f"legal actions are 0..{self.num_legal - 1}")
+        return actions
+
+    def restart(self, shows) -> StepOutputs:
+        """Abandon the running shows ``shows`` (say, once a learner was eliminated) and deal
+        each slot's next show from its seed stream, as if it had ended; only their
+        ``observations`` and ``action_masks`` change."""
+        if not self._reset_called:
+            raise InvalidValueError("call reset() before restart()")
+        shows = np.asarray(shows, dtype=np.int64).reshape(-1)
+        if shows.size and (shows.min() < 0 or shows.max() >= self.batch_size):
+            raise InvalidValueError(f"shows must be in 0..{self.batch_size - 1}")
+        out = self.outputs
+        _restart(self.games, self.mt, shows, self.num_players, self.num_locations,
+                 self.options, self.tables, self.gather, self.legal, self.seeds,
+                 self.shows_played, out.observations, out.action_masks)
+        return out
+
+    def step(self, actions) -> StepOutputs:
+        """Play one day in every show. Nothing changes if an action is refused."""
+        if not self._reset_called:
+            raise InvalidValueError("call reset() before step()")
+        actions = self.check_actions(actions)
+        out = self.outputs
+        _step_all(self.games, self.mt, actions, self.num_players, self.num_locations,
+                  self.options, self.tables, self.gather, self.legal, self.seeds,
+                  self.shows_played, self.reward_mode == "shaped", out.observations,
+                  out.action_masks, out.rewards, out.terminated, out.done,
+                  out.final_observations, out.final_masks, out.winners, out.end_condition,
+                  out.ranking_keys, out.days)
+        return out

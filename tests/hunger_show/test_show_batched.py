@@ -1,0 +1,179 @@
+"""BatchedShow against the reference: the same shows as hunger_show_v0 for the same seeds and
+actions, every observation, mask, reward, elimination, end condition and ranking compared."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from hunger_rl.envs.hunger_show.batched import (
+    END_CONDITIONS,
+    BatchedShow,
+    _below,
+    _mt_next,
+    _mt_seed,
+    _sample,
+    _shuffle,
+    stream_seed,
+)
+from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
+from hunger_rl.envs.hunger_show.env import ShowParallelEnv
+from hunger_rl.envs.hunger_show.tokens import EVENT_PRESETS
+from hunger_rl.envs.validation import IllegalActionError, InvalidValueError
+
+VARIANTS = [(characters, events) for characters in (False, True) for events in EVENT_PRESETS]
+
+
+def random_actions(rng, focus, batch, num_players):
+    """Each show draws its players' actions from its own subset of the legal actions, so that
+    small subsets crowd players together (catches, gifts, shared loot, cancellations)."""
+    actions = np.empty((batch.batch_size, num_players), np.int64)
+    for show, subset in enumerate(focus):
+        actions[show] = rng.choice(subset, size=num_players)
+    return actions
+
+
+def new_focus(rng, num_legal):
+    return rng.choice(num_legal, size=int(rng.integers(1, num_legal + 1)), replace=False)
+
+
+def assert_same_view(env, observations, masks, where):
+    for agent in env.possible_agents:
+        seat = env.agent_seats[agent]
+        expected = env.observe(agent)
+        np.testing.assert_array_equal(observations[seat], expected["observation"],
+                                      err_msg=f"{where}: observation of {agent}")
+        np.testing.assert_array_equal(masks[seat], expected["action_mask"],
+                                      err_msg=f"{where}: mask of {agent}")
+
+
+def replay(num_players, characters, events, num_shows, batch_size=16, seed=0):
+    """Play random shows in a batch and the same shows in hunger_show_v0; return the number of
+    shows compared to their end."""
+    rng = np.random.default_rng(seed)
+    batch = BatchedShow(num_players, batch_size, events=events, characters=characters)
+    seeds = rng.integers(0, 2 ** 63, size=batch_size)
+    out = batch.reset(seeds=seeds)
+    envs = [ShowParallelEnv(num_players=num_players, events=events, characters=characters)
+            for _ in range(batch_size)]
+    for show, env in enumerate(envs):
+        env.reset(seed=int(seeds[show]))
+        assert_same_view(env, out.observations[show], out.action_masks[show], f"reset {show}")
+    focus = [new_focus(rng, batch.num_legal) for _ in range(batch_size)]
+    finished = 0
+    while finished < num_shows:
+        actions = random_actions(rng, focus, batch, num_players)
+        results = [env.step({a: int(actions[show, env.agent_seats[a]]) for a in env.agents})
+                   for show, env in enumerate(envs)]
+        out = batch.step(actions)
+        for show, env in enumerate(envs):
+            where = f"show {show} (seed {batch.seeds[show]}, #{batch.shows_played[show]})"
+            _, rewards, terminations, _, infos = results[show]
+            game = env.game
+            assert bool(out.done[show]) == game.done, where
+            for agent, reward in rewards.items():
+                seat = env.agent_seats[agent]
+                assert out.rewards[show, seat] == pytest.approx(reward, abs=1e-12), where
+                assert out.terminated[show, seat] == terminations[agent], where
+            left = [env.agent_seats[a] for a in env.possible_agents if a not in rewards]
+            assert not out.terminated[show, left].any() and not out.rewards[show, left].any()
+            if not game.done:
+                assert_same_view(env, out.observations[show], out.action_masks[show], where)
+                continue
+            assert_same_view(env, out.final_observations[show], out.final_masks[show], where)
+            assert END_CONDITIONS[out.end_condition[show]] == game.end_condition, where
+            assert list(np.flatnonzero(out.winners[show])) == game.winners, where
+            keys = {seat: tuple(out.ranking_keys[show, seat]) for seat in range(num_players)
+                    if out.ranking_keys[show, seat, 0] >= 0}
+            assert keys == game.final_keys, where
+            assert out.days[show] == game.day, where
+            finished += 1
+            env.reset(seed=stream_seed(int(batch.seeds[show]), int(batch.shows_played[show])))
+            assert_same_view(env, out.observations[show], out.action_masks[show], where)
+            focus[show] = new_focus(rng, batch.num_legal)
+    return finished
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("characters,events", VARIANTS)
+def test_batched_shows_match_the_reference(num_players, characters, events):
+    assert replay(num_players, characters, events, num_shows=8, batch_size=4,
+                  seed=num_players) >= 8
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+def test_ten_thousand_batched_shows_per_player_count_match_the_reference(num_players):
+    per_variant = -(-10_000 // len(VARIANTS))
+    total = sum(replay(num_players, characters, events, per_variant, batch_size=64,
+                       seed=100 + num_players) for characters, events in VARIANTS)
+    assert total >= 10_000
+
+
+@pytest.mark.parametrize("seed", [0, 1, 12345, 2 ** 32 - 1, 2 ** 32, 2 ** 63 - 1])
+def test_compiled_mersenne_twister_is_pythons_random(seed):
+    mt = np.zeros((1, 625), np.uint32)
+    _mt_seed(mt, 0, seed)
+    reference = random.Random(seed)
+    assert [int(_mt_next(mt, 0)) for _ in range(1300)] == [reference.getrandbits(32)
+                                                           for _ in range(1300)]
+    for n in (1, 2, 3, 5, 6, 7, 24, 30, 1000):
+        assert [_below(mt, 0, n) for _ in range(50)] == [reference.randrange(n)
+                                                         for _ in range(50)]
+    items = np.arange(30)
+    _shuffle(mt, 0, items, 30)
+    expected = list(range(30))
+    reference.shuffle(expected)
+    assert list(items) == expected
+    chosen = np.empty(8, np.int64)
+    _sample(mt, 0, np.arange(12), 8, chosen)
+    assert list(chosen) == reference.sample(range(12), 8)
+
+
+def test_slot_seed_stream_depends_on_slot_seed_only():
+    assert stream_seed(5, 0) == 5
+    assert len({stream_seed(5, e) for e in range(100)}) == 100
+    assert all(0 <= stream_seed(2 ** 63 - 1, e) < 2 ** 63 for e in range(10))
+
+
+def test_refused_inputs_name_the_problem_and_change_nothing():
+    with pytest.raises(InvalidValueError, match="default decisions"):
+        BatchedShow(4, 2, decisions=[DefaultDecisions()] * 4)
+    with pytest.raises(InvalidValueError, match="decision_mode"):
+        BatchedShow(4, 2, decision_mode="agents")
+    batch = BatchedShow(2, 3)
+    with pytest.raises(InvalidValueError, match="reset"):
+        batch.step(np.zeros((3, 2), np.int64))
+    batch.reset(seed=1)
+    games, observations = batch.games.copy(), batch.outputs.observations.copy()
+    actions = np.zeros((3, 2), np.int64)
+    actions[1, 1] = 10  # the Jungle is not in play with 2 players
+    with pytest.raises(IllegalActionError, match="show 1, player_1: action 10"):
+        batch.step(actions)
+    with pytest.raises(IllegalActionError, match="shape"):
+        batch.step(np.zeros((3, 3), np.int64))
+    with pytest.raises(IllegalActionError, match="ints"):
+        batch.step(np.zeros((3, 2)))
+    np.testing.assert_array_equal(batch.games, games)
+    np.testing.assert_array_equal(batch.outputs.observations, observations)
+
+
+def test_shaped_rewards_match_the_reference():
+    batch = BatchedShow(3, 4, reward="shaped", characters=True)
+    out = batch.reset(seeds=[10, 11, 12, 13])
+    envs = [ShowParallelEnv(num_players=3, reward="shaped", characters=True) for _ in range(4)]
+    for show, env in enumerate(envs):
+        env.reset(seed=10 + show)
+    rng = np.random.default_rng(3)
+    for _ in range(12):
+        actions = rng.integers(0, batch.num_legal, size=(4, 3))
+        results = [env.step({a: int(actions[s, env.agent_seats[a]]) for a in env.agents})
+                   for s, env in enumerate(envs)]
+        out = batch.step(actions)
+        for show, result in enumerate(results):
+            for agent, reward in result[1].items():
+                assert out.rewards[show, envs[show].agent_seats[agent]] == pytest.approx(reward)
+            if out.done[show]:
+                envs[show].reset(seed=stream_seed(10 + show, int(batch.shows_played[show])))
