@@ -80,9 +80,10 @@ fuzz_settings = {"deadline": None, "suppress_health_check": [HealthCheck.too_slo
 
 
 def show_snapshot(env):
-    base = env.unwrapped
-    view = env if isinstance(env, ShowAECView) else getattr(env, "env", None)
-    pending = dict(view._actions) if isinstance(view, ShowAECView) else None  # AEC: the day's picks
+    view = env.unwrapped
+    aec = isinstance(view, ShowAECView)
+    base = view.env if aec else view
+    pending = dict(view._cycle._actions) if aec else None  # AEC: the day's picks
     return (base.game.to_dict() if base.game else None, list(env.agents),
             base._seed_rng.getstate(), getattr(env, "agent_selection", None), pending)
 

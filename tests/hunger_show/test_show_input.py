@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from hunger_rl.envs import hunger_show_v0
+from hunger_rl.envs.hunger_show.env import ShowAECView
 from hunger_rl.envs.validation import (
     ActionTypeError,
     IllegalActionError,
@@ -25,11 +26,13 @@ def snapshot(env):
     """Everything a refused input must leave alone: the game with its RNG, the agents, and
     the RNG that seeds unseeded resets."""
     base = env.unwrapped
+    base = base.env if isinstance(base, ShowAECView) else base  # the AEC view's Parallel env
     return base.game.to_dict(), list(env.agents), base._seed_rng.getstate()
 
 
 def aec_snapshot(env):
-    return snapshot(env), env.agent_selection, dict(env.env._actions)  # the pending picks
+    pending = env.unwrapped._cycle._actions  # the day's picks so far
+    return snapshot(env), env.agent_selection, dict(pending)
 
 
 # ------------------------------------------------------------------ defect 1: AEC view sticks
