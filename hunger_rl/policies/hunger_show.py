@@ -59,7 +59,7 @@ class ShowView:
     @classmethod
     def from_observation(cls, observation: Observation) -> ShowView:
         vector = np.asarray(observation["observation"])
-        num_players = _num_players(vector.size)
+        num_players = _num_players(vector.size, full_decisions="rule_action" in observation)
         layout = observation_layout(num_players)
         food = (
             vector[layout["own_cans"]] @ np.array([1, 2, 3, 4])
@@ -100,12 +100,16 @@ class ShowView:
         return float(np.mean(gains)) + 0.3 * MEAN_RAFT_UNITS
 
 
-def _num_players(size: int) -> int:
+def _num_players(size: int, full_decisions: bool = False) -> int:
+    """The player count of an observation vector of ``size`` entries. The two modes' lengths
+    overlap (the full-decision vector of 3 players is as long as the default one of 5), so the
+    mode comes from the observation's keys."""
     for players in range(2, 7):
-        if size in (observation_layout(players)["character"].stop,
-                    full_observation_layout(players)["counterpart"].stop):
+        if size == (full_observation_layout(players)["counterpart"].stop if full_decisions
+                    else observation_layout(players)["character"].stop):
             return players
-    raise ValueError(f"a vector of length {size} is not a hunger_show_v0 observation")
+    mode = "full-decision" if full_decisions else "default-mode"
+    raise ValueError(f"a vector of length {size} is not a {mode} hunger_show_v0 observation")
 
 
 def rule_step(observation: Observation) -> int | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hunger_rl.training.features import SHOW_VALUE_SCALE, ShowEncoder
 
 from hunger_rl.envs.hunger_show.batched import BatchedShow
 from hunger_rl.envs.hunger_show.env import legal_mask
@@ -15,6 +14,7 @@ from hunger_rl.policies.hunger_show_batched import (
     greedy_values,
     layout_offsets,
 )
+from hunger_rl.policies.models.encoders import SHOW_VALUE_SCALE, ShowEncoder
 
 
 def observations_of_random_shows(num_players, days=40, batch_size=8, seed=0):

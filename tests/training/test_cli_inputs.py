@@ -72,9 +72,9 @@ def test_plot_writes_where_it_says(tmp_path, capsys):
         ([*EVALUATE, "--games", "0"], "argument --games: must be an integer in [1, 10000000]"),
         ([*EVALUATE, "--workers", "100000"], "argument --workers: must be an integer in [1, 256]"),
         ([*EVALUATE, "--seed", "1.5"], "argument --seed: must be an integer"),
-        (["train", "configs/hungry_2p.yaml", "--total-steps", "0"],
+        (["train", "hungry_2p", "--total-steps", "0"],
          "argument --total-steps: must be an integer >= 1, got '0'"),
-        (["train", "configs/hungry_2p.yaml", "--final-games", "x"],
+        (["train", "hungry_2p", "--final-games", "x"],
          "argument --final-games: must be an integer >= 1, got 'x'"),
     ],
 )
