@@ -529,6 +529,23 @@ class ShowParallelEnv(ParallelEnv):
         pass
 
 
+def departed_agent_step(view: AECEnv, game: Any, action: Any) -> bool:
+    """The checks every step of a HUNGER AEC env starts with: the game was reset and some agent
+    is still in it, and an agent that has left is stepped with None. True when this step is such
+    an agent's, for the caller to remove it."""
+    if game is None:
+        raise NotResetError("call reset() before step()")
+    if not view.agents:
+        raise IllegalActionError("the show is over and every agent has left; call reset()")
+    agent = view.agent_selection
+    if not (view.terminations[agent] or view.truncations[agent]):
+        return False
+    if action is not None:
+        raise IllegalActionError(f"{agent} has left the game; step it with None, got "
+                                 f"{describe(action)}")
+    return True
+
+
 def _turn_state(name: str) -> property:
     """An attribute of the AEC view that lives in its PettingZoo turn cycle."""
     return property(lambda view: getattr(view._cycle, name),
@@ -577,17 +594,10 @@ class ShowAECView(AECEnv):
         self._cycle.reset(seed=seed, options=options)
 
     def step(self, action: Any) -> None:
-        if self.env.game is None:
-            raise NotResetError("call reset() before step()")
-        if not self.agents:
-            raise IllegalActionError("the show is over and every agent has left; call reset()")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            if action is not None:
-                raise IllegalActionError(f"{agent} has left the game; step it with None, got "
-                                         f"{describe(action)}")
+        if departed_agent_step(self, self.env.game, action):
             self._cycle.step(None)
             return
+        agent = self.agent_selection
         if self.env.illegal_action == "raise":
             self.env.check_legal(agent, action)
         else:  # a masked action ends the game when the day is played

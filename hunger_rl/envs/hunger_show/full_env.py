@@ -17,7 +17,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from hunger_rl.envs.hunger_show.engine import PLAYER_LABELS
-from hunger_rl.envs.hunger_show.env import OBSERVATION_HIGH, ShowParallelEnv, observation_layout
+from hunger_rl.envs.hunger_show.env import (
+    OBSERVATION_HIGH,
+    ShowParallelEnv,
+    departed_agent_step,
+    observation_layout,
+)
 from hunger_rl.envs.hunger_show.full_decisions import (
     NUM_FULL_ACTIONS,
     NUM_TOKEN_CLASSES,
@@ -29,7 +34,6 @@ from hunger_rl.envs.hunger_show.tokens import NUM_ACTIONS
 from hunger_rl.envs.validation import (
     IllegalActionError,
     InvalidValueError,
-    NotResetError,
     check_action,
     describe,
 )
@@ -119,17 +123,10 @@ class ShowFullDecisionEnv(AECEnv):
         self.agent_selection = self._pickers[0]
 
     def step(self, action: Any) -> None:
-        if self.game is None:
-            raise NotResetError("call reset() before step()")
-        if not self.agents:
-            raise IllegalActionError("the show is over and every agent has left; call reset()")
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            if action is not None:
-                raise IllegalActionError(f"{agent} has left the game; step it with None, got "
-                                         f"{describe(action)}")
+        if departed_agent_step(self, self.game, action):
             self._was_dead_step(None)
             return
+        agent = self.agent_selection
         value = check_action(action, NUM_FULL_ACTIONS, agent)
         mask = self._mask(agent)
         if not mask[value]:
