@@ -9,7 +9,8 @@ the learning curve and the policy file. Output folder (``config.out``):
   for ``hunger-rl evaluate`` and ``hunger-rl tournament``;
 - ``checkpoints/step_<steps>/``: resumable checkpoints (see ``checkpoint.py``);
 - ``evaluation.csv`` / ``evaluation.json``: the final table, win share vs each baseline with
-  its 95% interval; ``learning_curve.csv`` / ``learning_curve.png``: the periodic evaluations;
+  its 95% interval (the JSON also gives the training time and PPO's steps per second);
+  ``learning_curve.csv`` / ``learning_curve.png``: the periodic evaluations;
 - ``tensorboard/``: SB3's training scalars plus ``eval/win_share_vs_<opponent>``;
 - ``config.yaml``: the config the run used.
 """
@@ -115,14 +116,17 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     snapshots = SnapshotCallback(config, state)
     next_evaluation = _next_multiple(model.num_timesteps, config.evaluation.every_steps)
     next_checkpoint = _next_multiple(model.num_timesteps, config.checkpoint_every_steps)
+    first_step, learn_seconds = model.num_timesteps, 0.0
     with tqdm(total=config.total_steps, initial=model.num_timesteps, unit="step",
               desc=f"train {config.game} {config.num_players}p", disable=not progress,
               dynamic_ncols=True) as bar:
         while model.num_timesteps < config.total_steps:
             stop = min(next_evaluation, next_checkpoint, config.total_steps)
             # Learning stops at the first whole rollout past ``stop``.
+            began = time.perf_counter()
             model.learn(stop - model.num_timesteps, reset_num_timesteps=False,
                         callback=[snapshots, ProgressCallback(bar)], tb_log_name="ppo")
+            learn_seconds += time.perf_counter() - began
             state.steps = model.num_timesteps
             if state.steps >= config.total_steps:
                 break  # the final evaluation and checkpoint follow
@@ -147,7 +151,11 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     _save_checkpoint(out, model, metadata, state, config)
     train_seconds = time.perf_counter() - started
     table = final_evaluation(config, policy_path, progress)
+    # PPO's own pace: steps learnt in this run per second in model.learn (rollouts and updates,
+    # not start-up, evaluations or checkpoints).
+    ppo_steps_per_second = (state.steps - first_step) / learn_seconds if learn_seconds else 0.0
     write_table(table, out, {"steps": state.steps, "train_seconds": round(train_seconds, 1),
+                             "ppo_steps_per_second": round(ppo_steps_per_second, 1),
                              "policy": str(policy_path)})
     write_learning_curve(state.history + [{"steps": state.steps, **row} for row in table], out)
     print(format_table(table, config, state.steps, train_seconds))

@@ -39,6 +39,8 @@ def test_training_writes_every_artefact(trained):
         assert (trained / "checkpoints" / "step_000000512" / name).is_file(), name
     summary = json.loads((trained / "evaluation.json").read_text())
     assert summary["steps"] == 512
+    # PPO's pace leaves out the start-up, the evaluations and the checkpoints.
+    assert summary["ppo_steps_per_second"] > summary["steps"] / summary["train_seconds"]
     assert [row["opponent"] for row in summary["rows"]] == ["random", "greedy"]
     for row in summary["rows"]:
         assert 0 <= row["ci_low"] <= row["win_share"] <= row["ci_high"] <= 1
