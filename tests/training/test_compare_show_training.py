@@ -1,0 +1,107 @@
+"""scripts/compare_show_training.py: tiny runs of two small HUNGER configs (the reference env and
+the batched one) trained on pinned CPUs from a plain checkout, then both tables evaluated; the
+configs it derives; the CPU sets it refuses."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hunger_rl.configs import config_path
+from hunger_rl.training.evaluation import evaluate
+from hunger_rl.training.train import FINAL_EVALUATION_SEED_OFFSET
+
+ROOT = Path(__file__).parents[2]
+SCRIPT = ROOT / "scripts" / "compare_show_training.py"
+GAMES = 8
+
+
+def script_module():
+    spec = importlib.util.spec_from_file_location("compare_show_training", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tiny_config(folder: Path, name: str, env: dict) -> Path:
+    """The shipped config ``name`` with a small network and rollouts of a few steps."""
+    raw = yaml.safe_load(config_path(name).read_text())
+    raw["env"].update(env)
+    raw["ppo"].update(n_steps=8, batch_size=16)
+    raw["network"]["hidden"] = [8]
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    return path
+
+
+def run_script(*args: str) -> subprocess.CompletedProcess:
+    # A plain checkout: the package is found through PYTHONPATH only.
+    return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "PYTHONPATH": "."})
+
+
+# Two interpreter starts that import torch and train: with the slow checks.
+@pytest.mark.slow
+def test_trains_both_pinned_and_evaluates_the_policies_they_wrote(tmp_path):
+    configs = [tiny_config(tmp_path, "hunger_show_4p", {"n_envs": 2, "vec_env": "dummy"}),
+               tiny_config(tmp_path, "hunger_show_4p_batched", {"n_envs": 4})]
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("needs two CPUs to pin the runs apart")
+    out = tmp_path / "out"
+    result = run_script("--configs", *map(str, configs), "--steps", "16", "--games", str(GAMES),
+                        "--workers", "1", "--out", str(out), "--cpus", str(cpus[0]),
+                        str(cpus[1]))
+    assert result.returncode == 0, result.stderr
+
+    results = json.loads((out / "results.json").read_text())
+    assert results["pinned"] and results["games"] == GAMES and results["seed"] == 0
+    header, rule, *rows = result.stdout.splitlines()[:4]
+    assert header.count("|") == 6 and rule == "|---|---|---|---|---|"
+    for run, cpu, config, row in zip(results["runs"], cpus, configs, rows, strict=True):
+        assert row.startswith(f"| {config} |")
+        assert run["cpus"] == [cpu]
+        folder = out / config.stem
+        # The policy evaluated is the file the run wrote at its last step.
+        assert run["policy"] == str(folder / "policy.safetensors")
+        assert json.loads((folder / "policy.json").read_text())["steps"] == run["steps"] >= 16
+        written = json.loads((folder / "evaluation.json").read_text())
+        # PPO's pace leaves the start-up out, so it beats the pace over the whole run.
+        assert run["ppo_steps_per_second"] == written["ppo_steps_per_second"] \
+            > run["steps"] / run["train_seconds"]
+        assert [r["opponent"] for r in written["rows"]] == ["expert"]
+        assert run["tables"]["three experts"]["win_share"] == written["rows"][0]["win_share"]
+        mixed = evaluate("hunger_show", 4, [run["policy"], "expert", "crowd", "greedy"], GAMES,
+                         seed=FINAL_EVALUATION_SEED_OFFSET, progress=False)
+        row = mixed.row(run["policy"])
+        assert run["tables"]["expert, crowd, greedy"] == {
+            "games": row.games, "win_share": row.win_share, "ci_low": row.ci_low,
+            "ci_high": row.ci_high}
+
+
+def test_runs_train_the_config_into_their_folder_with_the_final_table_only(tmp_path):
+    config = script_module().run_config("hunger_show_4p_batched", tmp_path, 3000, 40, 3)
+    assert config.out == str(tmp_path / "hunger_show_4p_batched")
+    assert config.total_steps == 3000 and config.env.batched
+    assert config.evaluation.every_steps > config.total_steps  # no periodic evaluation
+    assert (config.evaluation.opponents, config.evaluation.final_games,
+            config.evaluation.workers) == (["expert"], 40, 3)
+
+
+def test_refuses_cpu_sets_that_overlap_or_are_not_available(tmp_path, capsys):
+    main = script_module().main
+    cpu = min(os.sched_getaffinity(0))
+    assert main(["--cpus", str(cpu), f"{cpu},{cpu}", "--out", str(tmp_path)]) == 2
+    assert f"the two sets share CPUs [{cpu}]" in capsys.readouterr().err
+    absent = max(os.sched_getaffinity(0)) + 1
+    assert main(["--cpus", str(cpu), str(absent), "--out", str(tmp_path)]) == 2
+    assert f"CPUs [{absent}] are not available" in capsys.readouterr().err
+    assert main(["--cpus", "0-1", str(cpu), "--out", str(tmp_path)]) == 2
+    assert "give CPU numbers separated by commas" in capsys.readouterr().err
