@@ -86,17 +86,7 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     # env.batched, the compiled opponents of the batched engine).
     vec_env = make_vec_env(config)
     metadata = policy_metadata(config, vec_env.observation_space, vec_env.action_space)
-    policy_class, policy_kwargs = policy_class_and_kwargs(
-        config.network.action_scorer,
-        make_encoder(config.game, config.num_players, config.game_options),
-        config.network.endgame_head)
-    model = MaskablePPO(
-        policy_class, vec_env, seed=config.seed, verbose=0,
-        tensorboard_log=str(out / "tensorboard"),
-        policy_kwargs={"net_arch": list(config.network.hidden),
-                       "activation_fn": ACTIVATION_FUNCTIONS[config.network.activation],
-                       **policy_kwargs},
-        **asdict(config.ppo))
+    model = make_model(config, vec_env, tensorboard_log=str(out / "tensorboard"))
 
     # 2. Start fresh (after the endgame fit, if any, the network is the first snapshot) or
     # restore a checkpoint.
@@ -160,6 +150,21 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     write_learning_curve(state.history + [{"steps": state.steps, **row} for row in table], out)
     print(format_table(table, config, state.steps, train_seconds))
     return table
+
+
+def make_model(config: TrainConfig, vec_env: VecEnv,
+               tensorboard_log: str | None = None) -> MaskablePPO:
+    """A fresh MaskablePPO learner of the config's network on ``vec_env``."""
+    policy_class, policy_kwargs = policy_class_and_kwargs(
+        config.network.action_scorer,
+        make_encoder(config.game, config.num_players, config.game_options),
+        config.network.endgame_head)
+    return MaskablePPO(
+        policy_class, vec_env, seed=config.seed, verbose=0, tensorboard_log=tensorboard_log,
+        policy_kwargs={"net_arch": list(config.network.hidden),
+                       "activation_fn": ACTIVATION_FUNCTIONS[config.network.activation],
+                       **policy_kwargs},
+        **asdict(config.ppo))
 
 
 def fit_endgame_start(config: TrainConfig, policy: Any, out: Path, progress: bool) -> None:

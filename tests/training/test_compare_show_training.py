@@ -1,6 +1,6 @@
 """scripts/compare_show_training.py: tiny runs of two small HUNGER configs (the reference env and
 the batched one) trained on pinned CPUs from a plain checkout, then both tables evaluated; the
-configs it derives; the CPU sets it refuses."""
+configs it derives; the CPU sets it refuses. scripts/profile_show_training.py: every part timed."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ SCRIPT = ROOT / "scripts" / "compare_show_training.py"
 GAMES = 8
 
 
-def script_module():
-    spec = importlib.util.spec_from_file_location("compare_show_training", SCRIPT)
+def script_module(name: str = "compare_show_training"):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -105,3 +105,19 @@ def test_refuses_cpu_sets_that_overlap_or_are_not_available(tmp_path, capsys):
     assert f"CPUs [{absent}] are not available" in capsys.readouterr().err
     assert main(["--cpus", "0-1", str(cpu), "--out", str(tmp_path)]) == 2
     assert "give CPU numbers separated by commas" in capsys.readouterr().err
+
+
+def test_profile_times_every_part_of_a_batched_run(tmp_path):
+    module = script_module("profile_show_training")
+    config = tiny_config(tmp_path, "hunger_show_4p_batched", {"n_envs": 4})
+    parts, wall, steps = module.profile(str(config), 64)
+    assert steps == 64  # two rollouts of 4 shows x 8 steps
+    assert list(parts) == list(module.PARTS)
+    # Every timer caught its calls: each part took time, the nested ones less than the whole.
+    assert all(seconds > 0 for seconds in parts.values()), parts
+    assert sum(parts.values()) < wall
+
+
+def test_profile_refuses_a_run_off_the_batched_engine(capsys):
+    assert script_module("profile_show_training").main(["--config", "hunger_show_4p"]) == 2
+    assert "this profiles batched HUNGER runs" in capsys.readouterr().err
