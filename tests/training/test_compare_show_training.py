@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,6 +42,13 @@ def tiny_config(folder: Path, name: str, env: dict) -> Path:
     return path
 
 
+def documented_arguments(script: str) -> list[str]:
+    """The arguments docs/batched_show.md gives ``scripts/<script>.py``; the tests run that
+    command with their own small settings after it (a later option overrides)."""
+    text = (ROOT / "docs" / "batched_show.md").read_text()
+    return re.search(rf"`python scripts/{script}\.py([^`]*)`", text).group(1).split()
+
+
 def run_script(*args: str) -> subprocess.CompletedProcess:
     # A plain checkout: the package is found through PYTHONPATH only.
     return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=ROOT, capture_output=True,
@@ -56,7 +64,8 @@ def test_trains_both_pinned_and_evaluates_the_policies_they_wrote(tmp_path):
     if len(cpus) < 2:
         pytest.skip("needs two CPUs to pin the runs apart")
     out = tmp_path / "out"
-    result = run_script("--configs", *map(str, configs), "--steps", "16", "--games", str(GAMES),
+    result = run_script(*documented_arguments("compare_show_training"),
+                        "--configs", *map(str, configs), "--steps", "16", "--games", str(GAMES),
                         "--workers", "1", "--out", str(out), "--cpus", str(cpus[0]),
                         str(cpus[1]))
     assert result.returncode == 0, result.stderr
@@ -107,15 +116,20 @@ def test_refuses_cpu_sets_that_overlap_or_are_not_available(tmp_path, capsys):
     assert "give CPU numbers separated by commas" in capsys.readouterr().err
 
 
-def test_profile_times_every_part_of_a_batched_run(tmp_path):
+def test_profile_times_every_part_of_a_batched_run(tmp_path, capsys):
     module = script_module("profile_show_training")
     config = tiny_config(tmp_path, "hunger_show_4p_batched", {"n_envs": 4})
-    parts, wall, steps = module.profile(str(config), 64)
-    assert steps == 64  # two rollouts of 4 shows x 8 steps
-    assert list(parts) == list(module.PARTS)
+    assert module.main([*documented_arguments("profile_show_training"), "--config",
+                        str(config), "--steps", "64"]) == 0
+    summary, header, *lines = capsys.readouterr().out.splitlines()
+    assert summary.startswith(f"{config}: 64 PPO steps in ")  # two rollouts of 4 x 8 steps
+    assert header.split() == ["part", "us/step", "share"]
+    rows = {line[:18].strip(): line[18:].split() for line in lines}
+    assert list(rows) == [*module.PARTS, "learn, other"]
     # Every timer caught its calls: each part took time, the nested ones less than the whole.
-    assert all(seconds > 0 for seconds in parts.values()), parts
-    assert sum(parts.values()) < wall
+    shares = [float(share.rstrip("%")) for _, share in rows.values()]
+    assert all(float(micros) > 0 for micros, _ in list(rows.values())[:-1]), rows
+    assert sum(shares) == pytest.approx(100, abs=0.1 * len(shares))
 
 
 def test_profile_refuses_a_run_off_the_batched_engine(capsys):
