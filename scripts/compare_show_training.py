@@ -129,6 +129,9 @@ def train_all(configs: list[TrainConfig], cpu_sets: list[set[int]] | None) -> li
 
 def compare(config_names: list[str], out: Path, steps: int | None, games: int, workers: int,
             cpu_sets: list[set[int]] | None) -> dict[str, Any]:
+    if len({Path(name).stem for name in config_names}) < len(config_names):
+        raise ValueError(f"--configs {' '.join(config_names)}: both would train into one "
+                         "folder; give configs of different names")
     configs = [run_config(name, out, steps, games, workers) for name in config_names]
     seeds = {config.seed for config in configs}
     if len(seeds) > 1:

@@ -104,7 +104,7 @@ def test_runs_train_the_config_into_their_folder_with_the_final_table_only(tmp_p
             config.evaluation.workers) == (["expert"], 40, 3)
 
 
-def test_refuses_cpu_sets_that_overlap_or_are_not_available(tmp_path, capsys):
+def test_refuses_overlapping_or_absent_cpus_and_configs_of_one_name(tmp_path, capsys):
     main = script_module().main
     cpu = min(os.sched_getaffinity(0))
     assert main(["--cpus", str(cpu), f"{cpu},{cpu}", "--out", str(tmp_path)]) == 2
@@ -114,6 +114,9 @@ def test_refuses_cpu_sets_that_overlap_or_are_not_available(tmp_path, capsys):
     assert f"CPUs [{absent}] are not available" in capsys.readouterr().err
     assert main(["--cpus", "0-1", str(cpu), "--out", str(tmp_path)]) == 2
     assert "give CPU numbers separated by commas" in capsys.readouterr().err
+    assert main(["--configs", "hunger_show_4p", str(config_path("hunger_show_4p")), "--out",
+                 str(tmp_path)]) == 2
+    assert "both would train into one folder" in capsys.readouterr().err
 
 
 def test_profile_times_every_part_of_a_batched_run(tmp_path, capsys):
