@@ -31,7 +31,7 @@ def _records(game, players, games, lineup=("greedy", "random"), seed=0, **env_kw
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_hungry_records_replay_exactly(players, tmp_path):
-    result, records = _records("hungry", players, 120)
+    result, records = _records("hungry", players, 40)
     path = tmp_path / "games.jsonl"
     write_records(path, records)
     loaded = load_records(path)
@@ -51,7 +51,7 @@ def test_hungry_records_replay_exactly(players, tmp_path):
 @pytest.mark.parametrize("characters", [False, True])
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_show_records_replay_exactly(players, characters, tmp_path):
-    result, records = _records("hunger_show", players, 30 * players,
+    result, records = _records("hunger_show", players, 10 * players,
                                lineup=("greedy", "random"), characters=characters)
     path = tmp_path / "games.jsonl"
     write_records(path, records)
