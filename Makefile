@@ -8,7 +8,7 @@ INTEROP_STAMP := $(VENV)/.installed-interop
 
 AGILERL_VENV := .venv-agilerl
 
-.PHONY: run test test-slow test-agilerl test-browser screenshots lint bench clean
+.PHONY: run test test-slow test-rllib test-agilerl test-browser screenshots lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,6 +47,11 @@ test: $(INTEROP_STAMP) $(BROWSER_STAMP)
 
 test-slow: $(INTEROP_STAMP)
 	$(BIN)/python -m pytest -q -n auto -m slow
+
+# Every RLlib check, the slow ones included: both games' end-to-end runs and the frozen
+# snapshots, each on a local Ray instance (which takes both cores while it starts).
+test-rllib: $(RLLIB_STAMP)
+	$(BIN)/python -m pytest -q -n 0 tests/training/test_rllib.py
 
 # AgileRL 2.58 pins pettingzoo<1.27 and tensordict 0.13 (TorchRL 0.14 needs 0.14), so it gets
 # an environment of its own; its import also needs peft.

@@ -5,7 +5,9 @@ step in order and the final result. A Hungry step is one play: ``{"agent", "acti
 "rewards"}``. A HUNGER: The Show step is one day: ``{"actions", "decisions", "rewards"}``, where
 ``decisions`` lists every choice the players' decision objects made that day (S19), in the order
 the engine asked for them, as ``[method, seat, answer]`` (token ids as the engine numbers them).
-The result names the winners, the scores and a digest of the engine's final state.
+The result names the winners, each ranked player's final score (the env attribute that the
+game's ``GameSpec.score_attribute`` names: Hungry's totals, HUNGER's ranking keys) and a digest
+of the engine's final state.
 
 :func:`replay` plays a record again from its seed and its actions and checks every step against
 it: an action that is not legal, a decision, a reward or the final result that differs raises
@@ -28,7 +30,7 @@ from hunger_rl.envs import GAMES, game_spec
 from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
 from hunger_rl.envs.hunger_show.engine import DECISION_METHODS
 
-FORMAT = "hunger-rl-record/1"
+FORMAT = "hunger-rl-record/2"
 RECORD_FIELDS = ("format", "game", "num_players", "options", "seed", "players", "steps", "result")
 # Reward comparison tolerance: rewards are sums of a few floats, written by json exactly.
 REWARD_TOLERANCE = 1e-9
@@ -225,7 +227,7 @@ class Recorder:
                  seed: int, players: Sequence[str]):
         options = recordable_options(options)
         self.record = GameRecord(game, num_players, options, int(seed), list(players))
-        self.decisions = RecordingDecisions() if game == "hunger_show" else None
+        self.decisions = RecordingDecisions() if game_spec(game).decision_objects else None
 
     def env_options(self) -> dict[str, Any]:
         options = dict(self.record.options)
@@ -238,9 +240,10 @@ class Recorder:
                                   "rewards": _rewards(rewards)})
 
     def parallel_step(self, actions: Mapping[str, int], rewards: Mapping[str, float]) -> None:
-        self.record.steps.append({"actions": {a: int(v) for a, v in actions.items()},
-                                  "decisions": self.decisions.drain(),
-                                  "rewards": _rewards(rewards)})
+        step = {"actions": {a: int(v) for a, v in actions.items()}}
+        if self.decisions is not None:
+            step["decisions"] = self.decisions.drain()
+        self.record.steps.append({**step, "rewards": _rewards(rewards)})
 
     def finish(self, env) -> GameRecord:
         self.record.result = final_result(self.record.game, env)
@@ -252,18 +255,11 @@ def _rewards(rewards: Mapping[str, float]) -> dict[str, float]:
 
 
 def final_result(game: str, env) -> dict[str, Any]:
-    """Winners, scores and the digest of the final engine state of a finished game."""
-    state = env.game
-    agents = env.possible_agents
-    if game == "hungry":
-        score = state.score()
-        result = {"winners": [agents[p] for p in score.winners], "scores": list(score.totals)}
-    else:
-        result = {"winners": [agents[p] for p in state.winners],
-                  "end_condition": state.end_condition,
-                  "ranking": {agents[p]: list(key) for p, key in sorted(state.final_keys.items())}}
-    result["state_digest"] = state_digest(state)
-    return result
+    """Winners, scores (the env's ``score_attribute``, see ``GameSpec``) and the digest of the
+    final engine state of a finished game, as JSON gives them back."""
+    scores = getattr(env, game_spec(game).score_attribute)
+    return plain_json({"winners": list(env.winners), "scores": dict(scores),
+                       "state_digest": state_digest(env.game)})
 
 
 def state_digest(state) -> str:
@@ -293,10 +289,10 @@ def replay_steps(record: GameRecord) -> Iterator[Any]:
         env = make_env(record.game, record.num_players, recorder.env_options())
     except ValueError as error:
         raise ReplayError(f"the record's setup does not build a game: {error}", None) from None
-    if record.game == "hungry":
-        yield from _replay_hungry(record, env)
+    if game_spec(record.game).native_api(record.options) == "aec":
+        yield from _replay_aec(record, env)
     else:
-        yield from _replay_show(record, env, recorder.decisions)
+        yield from _replay_parallel(record, env, recorder.decisions)
     result = final_result(record.game, env)
     for key, value in result.items():
         if record.result.get(key) != value:
@@ -304,12 +300,17 @@ def replay_steps(record: GameRecord) -> Iterator[Any]:
                               f"{record.result.get(key)!r}, the replay gives {value!r}", None)
 
 
-def _replay_hungry(record: GameRecord, env) -> Iterator[Any]:
+def _aec_over(env) -> bool:
+    """Whether an AEC game is over: every agent left, terminated or truncated."""
+    return all(env.terminations[a] or env.truncations[a] for a in env.agents)
+
+
+def _replay_aec(record: GameRecord, env) -> Iterator[Any]:
     env.reset(seed=record.seed)
     yield env
     for index, step in enumerate(record.steps):
         where = f"step {index}"
-        if env.game.is_over:
+        if _aec_over(env):
             raise ReplayError(f"{where}: the game is already over, the record goes on", index)
         agent, action = step.get("agent"), step.get("action")
         if agent != env.agent_selection:
@@ -323,18 +324,19 @@ def _replay_hungry(record: GameRecord, env) -> Iterator[Any]:
         env.step(action)
         _check_rewards(where, index, step, env.rewards)
         yield env
-    if not env.game.is_over:
+    if not _aec_over(env):
         raise ReplayError(f"the record ends after {len(record.steps)} steps, before the game "
                           "is over (truncated?)", len(record.steps))
 
 
-def _replay_show(record: GameRecord, env, decisions: RecordingDecisions) -> Iterator[Any]:
+def _replay_parallel(record: GameRecord, env,
+                     decisions: RecordingDecisions | None) -> Iterator[Any]:
     env.reset(seed=record.seed)
     yield env
     for index, step in enumerate(record.steps):
         where = f"step {index} (day {index + 1})"
         if not env.agents:
-            raise ReplayError(f"{where}: the show is already over, the record goes on", index)
+            raise ReplayError(f"{where}: the game is already over, the record goes on", index)
         actions = step.get("actions")
         if not isinstance(actions, dict) or sorted(actions) != sorted(env.agents):
             raise ReplayError(f"{where}: recorded actions {actions!r:.120} are not one action "
@@ -345,19 +347,23 @@ def _replay_show(record: GameRecord, env, decisions: RecordingDecisions) -> Iter
         except ValueError as error:
             raise ReplayError(f"{where}: {error}", index) from None
         _, rewards, _, _, _ = env.step(actions)
-        made, recorded = decisions.drain(), step.get("decisions")
-        if recorded != made:
-            recorded = recorded if isinstance(recorded, list) else []
-            first = next((i for i, (a, b) in enumerate(zip(recorded, made, strict=False))
-                          if a != b), min(len(recorded), len(made)))
-            raise ReplayError(
-                f"{where}: decision {first} differs: recorded {_at(recorded, first)!r}, the "
-                f"engine decided {_at(made, first)!r}", index)
+        if decisions is not None:
+            _check_decisions(where, index, step.get("decisions"), decisions.drain())
         _check_rewards(where, index, step, rewards)
         yield env
     if env.agents:
-        raise ReplayError(f"the record ends after {len(record.steps)} days, before the show "
+        raise ReplayError(f"the record ends after {len(record.steps)} days, before the game "
                           "is over (truncated?)", len(record.steps))
+
+
+def _check_decisions(where: str, index: int, recorded: Any, made: list[list[Any]]) -> None:
+    if recorded != made:
+        recorded = recorded if isinstance(recorded, list) else []
+        first = next((i for i, (a, b) in enumerate(zip(recorded, made, strict=False))
+                      if a != b), min(len(recorded), len(made)))
+        raise ReplayError(
+            f"{where}: decision {first} differs: recorded {_at(recorded, first)!r}, the "
+            f"engine decided {_at(made, first)!r}", index)
 
 
 def _at(items: list, index: int) -> Any:

@@ -19,9 +19,6 @@ LAYERS = ("engines", "envs", "policies", "training", "cli")
 # register the games; the rest of envs/ is engine code.
 ENV_WRAPPER_NAMES = {"env.py", "full_env.py", "render.py", "rendering.py", "wrappers.py",
                      "__init__.py"}
-# The batched HUNGER engine builds its observations from the Parallel env's observation tables,
-# so it sits with the envs until those tables move to engine level.
-ENV_LAYER_MODULES = {("envs", "hunger_show", "batched.py")}
 ENGINE_THIRD_PARTY = {"numpy", "numba"}
 
 
@@ -31,8 +28,7 @@ def layer_of(path: Path) -> str:
     top = parts[0]
     if top == "envs":
         name = parts[-1]
-        if ((len(parts) == 2 and name.endswith("_v0.py")) or name in ENV_WRAPPER_NAMES
-                or parts in ENV_LAYER_MODULES):
+        if (len(parts) == 2 and name.endswith("_v0.py")) or name in ENV_WRAPPER_NAMES:
             return "envs"
         return "engines"
     if top == "records.py":  # game records replay through the environments

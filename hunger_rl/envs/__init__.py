@@ -35,14 +35,28 @@ class GameSpec:
     # "module:function" giving a policy's public view of an observation from
     # ``(observation, env_kwargs)``, for games whose scripted policies read one; else None.
     public_view: str | None = None
+    # The env option and value of a full-decision mode, where every choice (not only the
+    # simultaneous picks of a Parallel game) is one agent's step, so the env is AEC; else None.
+    full_decision_option: tuple[str, Any] | None = None
+    # Whether the env takes ``decisions`` objects for the choices besides the actions (HUNGER's
+    # S19); a game record notes their answers.
+    decision_objects: bool = False
 
     def load(self) -> ModuleType:
         return importlib.import_module(self.module)
 
+    def full_decisions(self, env_kwargs: dict[str, Any]) -> bool:
+        """Whether ``env_kwargs`` select the full-decision mode (HUNGER's
+        ``decision_mode="agents"``)."""
+        if self.full_decision_option is None:
+            return False
+        option, value = self.full_decision_option
+        return env_kwargs.get(option) == value
+
     def native_api(self, env_kwargs: dict[str, Any]) -> str:
-        """The native API of the environment built with ``env_kwargs``: HUNGER's full-decision
-        mode (``decision_mode="agents"``) is AEC, since its choices are one agent's steps."""
-        return "aec" if env_kwargs.get("decision_mode") == "agents" else self.api
+        """The native API of the environment built with ``env_kwargs``: a full-decision mode is
+        AEC, since its choices are one agent's steps."""
+        return "aec" if self.full_decisions(env_kwargs) else self.api
 
     def make_env(self, num_players: int, **env_kwargs: Any):
         """The native environment, unwrapped: ``raw_env`` (AEC) or ``parallel_env``."""
@@ -81,6 +95,8 @@ GAMES: dict[str, GameSpec] = {
             default_players=4,
             score_attribute="ranking_keys",
             score_label="mean raft sets",
+            full_decision_option=("decision_mode", "agents"),
+            decision_objects=True,
         ),
     )
 }

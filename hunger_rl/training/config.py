@@ -50,12 +50,9 @@ import yaml
 
 from hunger_rl.envs import GAMES
 from hunger_rl.envs.hungry.engine import HAND_SIZE
+from hunger_rl.training.games import games_with, training_game
 
 SELF_PLAY = "self"
-# The opponents the batched engine plays itself (hunger_rl.envs.hungry.batched.POLICY_KINDS).
-BATCHED_OPPONENTS = ("random", "greedy", "forecast")
-# HUNGER's (hunger_rl.policies.hunger_show_batched.POLICY_KINDS).
-BATCHED_SHOW_OPPONENTS = ("random", "greedy", "crowd", "expert")
 VEC_ENV_KINDS = ("dummy", "subprocess")
 BACKENDS = ("sb3", "rllib")
 ACTIVATIONS = ("tanh", "relu")
@@ -531,9 +528,9 @@ def _check_consistency(config: TrainConfig) -> None:
     from hunger_rl.envs import game_spec
     from hunger_rl.policies.registry import make_policy
 
-    full_decisions = config.game_options.get("decision_mode") == "agents"
+    game, trainer = game_spec(config.game), training_game(config.game)
     try:
-        game_spec(config.game).make_env(config.num_players, **config.game_options)
+        game.make_env(config.num_players, **config.game_options)
     except (TypeError, ValueError) as error:
         raise ValueError(f"game_options or num_players rejected by {config.game}: "
                          f"{_excerpt_text(str(error), MESSAGE_CHARS)}") from error
@@ -549,15 +546,16 @@ def _check_consistency(config: TrainConfig) -> None:
             except (OSError, ValueError) as error:
                 raise ValueError(f"{section}: unknown opponent {excerpt(spec)}: "
                                  f"{_excerpt_text(str(error), MESSAGE_CHARS)}") from error
-    if config.network.action_scorer and full_decisions:
-        raise ValueError("network.action_scorer scores the daily picks only; use it without "
-                         "game_options.decision_mode: agents")
+    if config.network.action_scorer and game.full_decisions(config.game_options):
+        option, value = game.full_decision_option
+        raise ValueError(f"network.action_scorer scores the daily picks only; use it without "
+                         f"game_options.{option}: {value}")
     if config.network.action_scorer and config.backend != "sb3":
         raise ValueError("network.action_scorer applies to the sb3 backend only")
     if config.network.endgame_head and not config.network.action_scorer:
         raise ValueError("network.endgame_head needs network.action_scorer: true")
-    if config.network.endgame_head and config.game != "hungry":
-        raise ValueError("network.endgame_head applies to hungry only")
+    if config.network.endgame_head and not trainer.endgame_head:
+        raise ValueError(f"network.endgame_head applies to {games_with('endgame_head')} only")
     if config.endgame.positions:
         if not config.network.endgame_head:
             raise ValueError("endgame.positions fits the endgame head: set "
@@ -575,18 +573,18 @@ def _check_consistency(config: TrainConfig) -> None:
                 f"rllib.train_batch_size ({config.rllib.train_batch_size})")
         return
     if config.env.batched:
-        playable = BATCHED_OPPONENTS if config.game == "hungry" else BATCHED_SHOW_OPPONENTS
+        playable = trainer.batched_opponents
         others = [spec for spec in config.opponents.weights if spec not in playable]
         if others:
             raise ValueError(
                 f"opponents.weights: env.batched plays only {list(playable)} "
                 f"opponents, not {others}")
-        if config.game == "hunger_show" and config.game_options.get("decisions") is not None:
+        if config.game_options.get("decisions") is not None:
             raise ValueError("env.batched plays the default decisions (S19) only; custom "
                              "decision objects need env.batched: false")
-    if config.env.margin_shaping and config.game != "hungry":
-        raise ValueError("env.margin_shaping applies to hungry only; HUNGER: The Show has its "
-                         "own game_options: {reward: shaped}")
+    if config.env.margin_shaping and not trainer.margin_shaping:
+        raise ValueError(f"env.margin_shaping applies to {games_with('margin_shaping')} only; "
+                         "HUNGER: The Show has its own game_options: {reward: shaped}")
     rollout = config.ppo.n_steps * config.env.n_envs
     if rollout % config.ppo.batch_size:
         raise ValueError(

@@ -38,6 +38,7 @@ import numpy as np
 from hunger_rl.envs import game_spec
 from hunger_rl.policies.base import Policy, RandomPolicy
 from hunger_rl.policies.models.encoders import make_encoder
+from hunger_rl.training.games import training_game
 
 ILLEGAL_ACTION_MODES = ("terminate", "raise")
 # Hungry's score margin shaping counts in tens of points, the scale of its "score" reward.
@@ -301,18 +302,11 @@ class ShowFullDecisionSingleAgentEnv(SingleAgentEnv):
         return self._encode(observation["observation"])
 
 
-SINGLE_AGENT_ENVS = {"hungry": HungrySingleAgentEnv, "hunger_show": ShowSingleAgentEnv}
-
-
 def make_single_agent_env(game: str, num_players: int, game_options: dict[str, Any] | None = None,
                           opponents: OpponentSource | None = None,
                           **view_options: Any) -> SingleAgentEnv:
-    """The single-agent view of ``game``; ``view_options`` go to its class (e.g.
-    ``illegal_action``, Hungry's ``margin_shaping``)."""
-    if game not in SINGLE_AGENT_ENVS:
-        raise ValueError(f"no single-agent view for game {game!r}; known: "
-                         f"{sorted(SINGLE_AGENT_ENVS)}")
-    view = SINGLE_AGENT_ENVS[game]
-    if game == "hunger_show" and (game_options or {}).get("decision_mode") == "agents":
-        view = ShowFullDecisionSingleAgentEnv
+    """The single-agent view of ``game`` (``training.games``: by the native API of its env);
+    ``view_options`` go to its class (e.g. ``illegal_action``, Hungry's ``margin_shaping``)."""
+    api = game_spec(game).native_api(game_options or {})
+    view = training_game(game).single_agent_view(api)
     return view(num_players, game_options, opponents, **view_options)

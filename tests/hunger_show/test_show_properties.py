@@ -1,6 +1,9 @@
 """Invariants over 1,000 seeded random games per player count (split in chunks for xdist):
 every token is in exactly one place and values are conserved, every held token is known to its
-holder (S18), masks match S6, games end within the deck, R1 rewards of a game sum to zero."""
+holder (S18), masks match S6, games end within the deck, R1 rewards of a game sum to zero.
+
+The default suite plays the first two chunks (500 games per count, with and without
+characters); the other two are ``slow``."""
 
 from __future__ import annotations
 
@@ -54,7 +57,12 @@ def play_games(num_players, seeds, characters):
             f"player_{p}" for p in game.winners}
 
 
-@pytest.mark.parametrize("chunk", range(CHUNKS))
+DEFAULT_CHUNKS = 2
+
+
+@pytest.mark.parametrize("chunk", [pytest.param(chunk, marks=pytest.mark.slow)
+                                   if chunk >= DEFAULT_CHUNKS else chunk
+                                   for chunk in range(CHUNKS)])
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
 def test_random_games_keep_the_invariants(num_players, chunk):
     size = GAMES_PER_COUNT // CHUNKS

@@ -1,4 +1,7 @@
-"""Property tests over thousands of random games, and a hand-checked scripted game."""
+"""Property tests over thousands of random games, and a hand-checked scripted game.
+
+The random games come in chunks of ``GAMES_PER_PLAYER_COUNT // CHUNKS``: the default suite plays
+the first, the others are ``slow``."""
 
 import numpy as np
 import pytest
@@ -19,6 +22,7 @@ from hunger_rl.envs.hungry.engine import (
 )
 
 GAMES_PER_PLAYER_COUNT = 1000
+CHUNKS = 4
 
 
 def recomputed_resort_counts(history, num_players, first_player):
@@ -28,11 +32,14 @@ def recomputed_resort_counts(history, num_players, first_player):
     return counts
 
 
+@pytest.mark.parametrize("chunk", [0, *(pytest.param(chunk, marks=pytest.mark.slow)
+                                       for chunk in range(1, CHUNKS))])
 @pytest.mark.parametrize("num_players", [2, 3, 4])
-def test_random_games(num_players):
+def test_random_games(num_players, chunk):
     env = hungry_v0.raw_env(num_players=num_players, first_player="random")
-    rng = np.random.default_rng(num_players)
-    for game_index in range(GAMES_PER_PLAYER_COUNT):
+    rng = np.random.default_rng([num_players, chunk])
+    size = GAMES_PER_PLAYER_COUNT // CHUNKS
+    for game_index in range(chunk * size, (chunk + 1) * size):
         env.reset(seed=game_index)
         game = env.game
         first = game.current_player
@@ -129,7 +136,7 @@ def test_counts_kept_up_to_date_match_a_rebuilt_state(num_players, tied_second):
     from its dict, and every seat's observation equals one assembled from the state's parts."""
     env = hungry_v0.raw_env(num_players=num_players, tied_second=tied_second)
     rng = np.random.default_rng(num_players)
-    for game_index in range(40):
+    for game_index in range(20):
         env.reset(seed=game_index)
         game = env.game
         while True:

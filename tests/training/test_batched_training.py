@@ -67,7 +67,7 @@ def reference_encoding(observation, num_players, tied_second):
                            per_action.ravel(), [best / HUNGRY_FEATURE_SCALE])).astype(np.float32)
 
 
-def observations_of_games(num_players, tied_second, games=64, seed=0):
+def observations_of_games(num_players, tied_second, games=32, seed=0):
     """Observations of every seat over whole greedy and random games (ties of all kinds)."""
     batch = BatchedHungry(games, num_players, tied_second=tied_second)
     batch.reset(seed=seed)

@@ -1,7 +1,9 @@
 """The Ray RLlib backend: observation adapters, masked module, export, config, end-to-end runs.
 
 The tests that need Ray skip cleanly without the ``rllib`` extra; the end-to-end runs train each
-game for two iterations on a local Ray instance with 2 env runners.
+game for two iterations on a local Ray instance with 2 env runners. Each start of Ray costs many
+seconds of both cores, so the default suite runs one of them (Hungry); the HUNGER run and the
+snapshot check are ``slow`` (``make test-rllib`` runs the whole file).
 """
 
 import importlib.util
@@ -194,6 +196,7 @@ def local_ray():
 
 
 @needs_ray
+@pytest.mark.slow
 def test_frozen_snapshots_survive_training_and_weight_syncs(local_ray):
     """A slot keeps the learner as frozen, while RLlib pushes weights after each iteration."""
     from hunger_rl.training.rllib import (
@@ -235,7 +238,7 @@ def test_frozen_snapshots_survive_training_and_weight_syncs(local_ray):
 
 
 @needs_ray
-@pytest.mark.parametrize("game", ["hungry", "hunger_show"])
+@pytest.mark.parametrize("game", ["hungry", pytest.param("hunger_show", marks=pytest.mark.slow)])
 def test_rllib_training_respects_masks_and_writes_an_evaluable_policy(game, tmp_path):
     out = tmp_path / "run"
     path = tmp_path / "config.yaml"

@@ -28,12 +28,12 @@ import numba
 import numpy as np
 
 from hunger_rl.envs.hunger_show.engine import ShowConfig
-from hunger_rl.envs.hunger_show.env import (
+from hunger_rl.envs.hunger_show.observation import (
     NUM_CHOICES,
     REWARD_MODES,
     SHAPING_WEIGHT,
-    ShowParallelEnv,
     legal_mask,
+    observation_tables,
 )
 from hunger_rl.envs.hunger_show.tokens import (
     CHARACTERS,
@@ -1085,7 +1085,7 @@ def _restart(g, mt, shows, n, locs, options, tables, gather, legal, seeds, shows
 
 
 def observation_size(num_players: int) -> int:
-    return ShowParallelEnv(num_players=num_players)._observation_size
+    return observation_tables(num_players).observation_size
 
 
 class BatchedShow:
@@ -1120,17 +1120,17 @@ class BatchedShow:
         self.num_legal = NUM_ACTIONS * config.num_locations
         self.options = np.array([config.characters, config.deck_size, config.unpleasant,
                                  config.end_window], np.int64)
-        reference = ShowParallelEnv(num_players=n)
-        o = reference._offsets
+        reference = observation_tables(n)
+        o = reference.offsets
         self.tables = (
-            np.array(reference._own_column, np.int64), np.array(reference._unit_column, np.int64),
-            np.array(reference._public_column, np.int64),
-            np.array(reference._known_value_field, np.int64),
+            np.array(reference.own_column, np.int64), np.array(reference.unit_column, np.int64),
+            np.array(reference.public_column, np.int64),
+            np.array(reference.known_value_field, np.int64),
             np.array([o[k] for k in ("own", "counts", "alive", "leader", "order", "choices",
                                      "known", "character", "shared")], np.int64))
-        self.gather = np.stack(reference._gather).astype(np.int64)
+        self.gather = np.stack(reference.gather).astype(np.int64)
         self.legal = legal_mask(n)
-        size = reference._observation_size
+        size = reference.observation_size
         self.observation_size = size
         self.games = np.zeros((batch, ROW_SIZE), np.int16)
         self.mt = np.zeros((batch, _MT_N + 1), np.uint32)

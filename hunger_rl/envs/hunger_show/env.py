@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 import warnings
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -22,24 +21,25 @@ from hunger_rl.envs.hunger_show.engine import (
     SETUP_KEYS,
     ShowConfig,
     ShowGame,
-    num_locations,
+)
+from hunger_rl.envs.hunger_show.observation import (
+    KNOWN_FIELDS,
+    NUM_CHOICES,
+    OBSERVATION_HIGH,
+    OWN_WIDTH,
+    REWARD_MODES,
+    SHAPING_WEIGHT,
+    legal_mask,
+    observation_layout,
+    observation_tables,
 )
 from hunger_rl.envs.hunger_show.render import render_text
 from hunger_rl.envs.hunger_show.tokens import (
     ACTION_NAMES,
-    CAN,
     CHARACTERS,
-    CHICKEN,
-    COCONUT,
-    EVENT_CARD_NAMES,
-    FRUIT,
     LOCATION_NAMES,
-    LOG,
     NUM_ACTIONS,
     NUM_LOCATIONS,
-    RAFT,
-    ROPE,
-    token_table,
 )
 from hunger_rl.envs.rendering import text_to_rgb
 from hunger_rl.envs.rewards import r1_reward
@@ -56,8 +56,6 @@ from hunger_rl.envs.validation import (
 )
 from hunger_rl.envs.wrappers import OrderEnforcer, TerminateIllegal
 
-NUM_CHOICES = NUM_ACTIONS * NUM_LOCATIONS  # Discrete(20)
-REWARD_MODES = ("r1", "shaped")
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 # Where the legal actions travel: in a Dict observation (PettingZoo's classic envs) or in
 # ``info["action_mask"]`` beside a flat Box observation (AgileRL, SuperSuit's Box-only wrappers).
@@ -68,17 +66,6 @@ ELIMINATED_MODES = ("leave", "stay")
 # With eliminated="stay", the only legal action of an eliminated player; the env ignores it.
 NOOP_ACTION = 0
 DECISION_MODES = ("objects", "agents")
-SHAPING_WEIGHT = 0.1
-OBSERVATION_HIGH = 1000.0
-
-# Own-token count columns: (category, raft kind, value) in layout order.
-OWN_COLUMNS = (
-    [(CAN, -1, v) for v in (1, 2, 3, 4)] + [(FRUIT, -1, v) for v in (2, 3)]
-    + [(CHICKEN, -1, v) for v in (1, 2, 4)] + [(RAFT, ROPE, v) for v in (1, 2)]
-    + [(RAFT, LOG, v) for v in (1, 2)] + [(COCONUT, -1, v) for v in (0, 1, 2)]
-)
-PUBLIC_CATEGORIES = (FRUIT, CHICKEN, RAFT, CAN, COCONUT)
-KNOWN_FIELDS = 11  # known count x5 categories, known value sums: fruit chicken rope log can coco
 
 
 def encode_action(location: int, act: int) -> int:
@@ -99,35 +86,6 @@ def decode_action(action: int) -> tuple[int, int]:
 def action_name(action: int) -> str:
     location, act = decode_action(action)
     return f"{ACTION_NAMES[act]}@{LOCATION_NAMES[location]}"
-
-
-@lru_cache(maxsize=8)
-def observation_layout(num_players: int) -> dict[str, slice]:
-    """Ordered map from slice name to its slice of the observation vector.
-
-    Per-player blocks list players from the observer's seat: the observer, then its left
-    neighbour, and so on (``known_values`` starts with the left neighbour).
-    """
-    p = num_players
-    sizes = [
-        ("own_cans", 4), ("own_fruit", 2), ("own_chicken", 3), ("own_rope", 2), ("own_log", 2),
-        ("own_coconuts", 3), ("own_raft_units", 2), ("token_counts", 5 * p), ("alive", p),
-        ("leader", p), ("playing_order", p), ("day", 1), ("piles", 9), ("coconuts_left", 1),
-        ("events_left", 1), ("last_event", len(EVENT_CARD_NAMES)), ("last_choices", 9 * p),
-        ("known_values", KNOWN_FIELDS * (p - 1)), ("character", 1 + len(CHARACTERS)),
-    ]
-    layout, start = {}, 0
-    for name, size in sizes:
-        layout[name] = slice(start, start + size)
-        start += size
-    return layout
-
-
-def legal_mask(num_players: int) -> np.ndarray:
-    """S6: every (location, action) pair of a location in play."""
-    mask = np.zeros(NUM_CHOICES, dtype=np.int8)
-    mask[: NUM_ACTIONS * num_locations(num_players)] = 1
-    return mask
 
 
 class ShowActionSpace(spaces.Discrete):
@@ -198,7 +156,7 @@ class ShowParallelEnv(ParallelEnv):
         if eliminated == "stay":
             self._out_mask[NOOP_ACTION] = 1
         self._seed_rng = random.Random()
-        self._prepare_tables()
+        self._tables = observation_tables(num_players)
         self.game: ShowGame | None = None
         self.agents: list[str] = []
         self.last_log: dict[str, Any] | None = None
@@ -209,48 +167,6 @@ class ShowParallelEnv(ParallelEnv):
 
     def action_space(self, agent: str) -> ShowActionSpace:
         return self._action_space
-
-    def _prepare_tables(self) -> None:
-        """Observations are gathered from one flat buffer of every seat's blocks in absolute
-        seat order; ``self._gather[seat]`` picks and rotates them into the observer's layout."""
-        n = self.config.num_players
-        categories, values, kinds, _ = token_table(n)
-        own_column = {key: i for i, key in enumerate(OWN_COLUMNS)}
-        own = len(OWN_COLUMNS) + 2  # counts by value, then rope and log units
-        self._own_column = [own_column[(c, k, v)]
-                            for c, v, k in zip(categories, values, kinds, strict=True)]
-        self._unit_column = [len(OWN_COLUMNS) + k if c == RAFT else 0
-                             for c, k in zip(categories, kinds, strict=True)]
-        self._public_column = [PUBLIC_CATEGORIES.index(c) for c in categories]
-        value_field = {FRUIT: 5, CHICKEN: 6, CAN: 9, COCONUT: 10}
-        self._known_value_field = [
-            (7 + k) if c == RAFT else value_field[c]
-            for c, k in zip(categories, kinds, strict=True)]
-        self._event_index = {card: i for i, card in enumerate(EVENT_CARD_NAMES)}
-        # Offsets of the blocks in the flat buffer.
-        blocks = [("own", own * n), ("counts", 5 * n), ("alive", n), ("leader", n),
-                  ("order", n), ("choices", 9 * n), ("known", KNOWN_FIELDS * n * n),
-                  ("character", (1 + len(CHARACTERS)) * n), ("shared", 22)]
-        offset, self._offsets = 0, {}
-        for name, size in blocks:
-            self._offsets[name] = offset
-            offset += size
-        self._buffer_size = offset
-        o = self._offsets
-        self._gather = []
-        for seat in range(n):
-            rotation = [(seat + i) % n for i in range(n)]
-            index = list(range(o["own"] + own * seat, o["own"] + own * (seat + 1)))
-            for name, width in (("counts", 5), ("alive", 1), ("leader", 1), ("order", 1)):
-                index += [o[name] + width * r + j for r in rotation for j in range(width)]
-            index += list(range(o["shared"], o["shared"] + 22))
-            index += [o["choices"] + 9 * r + j for r in rotation for j in range(9)]
-            index += [o["known"] + KNOWN_FIELDS * (seat * n + r) + j
-                      for r in rotation[1:] for j in range(KNOWN_FIELDS)]
-            width = 1 + len(CHARACTERS)
-            index += range(o["character"] + width * seat, o["character"] + width * (seat + 1))
-            self._gather.append(np.array(index, dtype=np.intp))
-        assert len(index) == self._observation_size
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None):
@@ -437,15 +353,15 @@ class ShowParallelEnv(ParallelEnv):
     def _observe_all(self, agents: list[str]) -> dict[str, dict[str, np.ndarray]]:
         game = self.game
         n = self.config.num_players
-        o = self._offsets
+        tables = self._tables
+        o = tables.offsets
         values, known = game.value, game.known
-        own_column, unit_column = self._own_column, self._unit_column
-        public_column, known_field = self._public_column, self._known_value_field
-        own_width = len(OWN_COLUMNS) + 2
-        flat = [0.0] * self._buffer_size
+        own_column, unit_column = tables.own_column, tables.unit_column
+        public_column, known_field = tables.public_column, tables.known_value_field
+        flat = [0.0] * tables.buffer_size
         own_base, counts_base, known_base = o["own"], o["counts"], o["known"]
         for holder, holding in enumerate(game.holdings):
-            own = own_base + own_width * holder
+            own = own_base + OWN_WIDTH * holder
             counts = counts_base + 5 * holder
             holder_bit = 1 << holder
             for token in holding:
@@ -481,9 +397,9 @@ class ShowParallelEnv(ParallelEnv):
         flat[shared + 10] = len(game.coconuts)
         flat[shared + 11] = len(game.deck)
         if self._last_event is not None:
-            flat[shared + 12 + self._event_index[self._last_event]] = 1.0
+            flat[shared + 12 + tables.event_index[self._last_event]] = 1.0
         buffer = np.array(flat, dtype=np.float32)
-        return {agent: {"observation": buffer[self._gather[self.agent_seats[agent]]],
+        return {agent: {"observation": buffer[tables.gather[self.agent_seats[agent]]],
                         "action_mask": self._agent_mask(agent).copy()}
                 for agent in agents}
 

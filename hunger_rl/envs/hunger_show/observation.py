@@ -1,0 +1,148 @@
+"""The HUNGER: The Show observation and reward conventions, at engine level (no framework).
+
+``hunger_show_v0``'s Parallel env and the batched engine both build their observations from
+these tables and their rewards from these modes, so that the layout is written once. The
+layout itself is documented in the environment card, the docstring of
+``hunger_rl.envs.hunger_show_v0``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from hunger_rl.envs.hunger_show.engine import num_locations
+from hunger_rl.envs.hunger_show.tokens import (
+    CAN,
+    CHARACTERS,
+    CHICKEN,
+    COCONUT,
+    EVENT_CARD_NAMES,
+    FRUIT,
+    LOG,
+    NUM_ACTIONS,
+    NUM_LOCATIONS,
+    RAFT,
+    ROPE,
+    token_table,
+)
+
+NUM_CHOICES = NUM_ACTIONS * NUM_LOCATIONS  # Discrete(20)
+REWARD_MODES = ("r1", "shaped")
+SHAPING_WEIGHT = 0.1
+OBSERVATION_HIGH = 1000.0
+
+# Own-token count columns: (category, raft kind, value) in layout order.
+OWN_COLUMNS = (
+    [(CAN, -1, v) for v in (1, 2, 3, 4)] + [(FRUIT, -1, v) for v in (2, 3)]
+    + [(CHICKEN, -1, v) for v in (1, 2, 4)] + [(RAFT, ROPE, v) for v in (1, 2)]
+    + [(RAFT, LOG, v) for v in (1, 2)] + [(COCONUT, -1, v) for v in (0, 1, 2)]
+)
+# Each seat's own block: the counts by value, then its rope and log units.
+OWN_WIDTH = len(OWN_COLUMNS) + 2
+PUBLIC_CATEGORIES = (FRUIT, CHICKEN, RAFT, CAN, COCONUT)
+KNOWN_FIELDS = 11  # known count x5 categories, known value sums: fruit chicken rope log can coco
+# Day, 9 pile sizes, coconuts left, events left, last event (one-hot).
+SHARED_WIDTH = 1 + 9 + 1 + 1 + len(EVENT_CARD_NAMES)
+
+
+@lru_cache(maxsize=8)
+def observation_layout(num_players: int) -> dict[str, slice]:
+    """Ordered map from slice name to its slice of the observation vector.
+
+    Per-player blocks list players from the observer's seat: the observer, then its left
+    neighbour, and so on (``known_values`` starts with the left neighbour).
+    """
+    p = num_players
+    sizes = [
+        ("own_cans", 4), ("own_fruit", 2), ("own_chicken", 3), ("own_rope", 2), ("own_log", 2),
+        ("own_coconuts", 3), ("own_raft_units", 2), ("token_counts", 5 * p), ("alive", p),
+        ("leader", p), ("playing_order", p), ("day", 1), ("piles", 9), ("coconuts_left", 1),
+        ("events_left", 1), ("last_event", len(EVENT_CARD_NAMES)), ("last_choices", 9 * p),
+        ("known_values", KNOWN_FIELDS * (p - 1)), ("character", 1 + len(CHARACTERS)),
+    ]
+    layout, start = {}, 0
+    for name, size in sizes:
+        layout[name] = slice(start, start + size)
+        start += size
+    return layout
+
+
+def legal_mask(num_players: int) -> np.ndarray:
+    """S6: every (location, action) pair of a location in play."""
+    mask = np.zeros(NUM_CHOICES, dtype=np.int8)
+    mask[: NUM_ACTIONS * num_locations(num_players)] = 1
+    return mask
+
+
+@dataclass(frozen=True)
+class ObservationTables:
+    """How observations are built: every seat's blocks are written into one flat buffer in
+    absolute seat order (at ``offsets``), then ``gather[seat]`` picks and rotates them into
+    that observer's layout (``observation_layout``). The per-token columns are indexed by
+    token id (``token_table`` order)."""
+
+    # Column of each token in its holder's own block (``OWN_COLUMNS``).
+    own_column: tuple[int, ...]
+    # Column of a raft token's units in the own block (rope or log), 0 for other tokens.
+    unit_column: tuple[int, ...]
+    # Index of each token's category in ``PUBLIC_CATEGORIES`` (token counts, known counts).
+    public_column: tuple[int, ...]
+    # Field of the known-values block that sums each token's value.
+    known_value_field: tuple[int, ...]
+    event_index: dict[str, int]
+    # Start of each block in the flat buffer: own, counts, alive, leader, order, choices,
+    # known, character, shared.
+    offsets: dict[str, int]
+    buffer_size: int
+    gather: tuple[np.ndarray, ...]
+    observation_size: int
+
+
+@lru_cache(maxsize=8)
+def observation_tables(num_players: int) -> ObservationTables:
+    """The observation tables of a ``num_players`` show (shared: read them, never write)."""
+    n = num_players
+    categories, values, kinds, _ = token_table(n)
+    own_column = {key: i for i, key in enumerate(OWN_COLUMNS)}
+    value_field = {FRUIT: 5, CHICKEN: 6, CAN: 9, COCONUT: 10}
+    blocks = [("own", OWN_WIDTH * n), ("counts", 5 * n), ("alive", n), ("leader", n),
+              ("order", n), ("choices", 9 * n), ("known", KNOWN_FIELDS * n * n),
+              ("character", (1 + len(CHARACTERS)) * n), ("shared", SHARED_WIDTH)]
+    offset, o = 0, {}
+    for name, size in blocks:
+        o[name] = offset
+        offset += size
+    gather = []
+    for seat in range(n):
+        rotation = [(seat + i) % n for i in range(n)]
+        index = list(range(o["own"] + OWN_WIDTH * seat, o["own"] + OWN_WIDTH * (seat + 1)))
+        for name, width in (("counts", 5), ("alive", 1), ("leader", 1), ("order", 1)):
+            index += [o[name] + width * r + j for r in rotation for j in range(width)]
+        index += list(range(o["shared"], o["shared"] + SHARED_WIDTH))
+        index += [o["choices"] + 9 * r + j for r in rotation for j in range(9)]
+        index += [o["known"] + KNOWN_FIELDS * (seat * n + r) + j
+                  for r in rotation[1:] for j in range(KNOWN_FIELDS)]
+        width = 1 + len(CHARACTERS)
+        index += range(o["character"] + width * seat, o["character"] + width * (seat + 1))
+        seat_gather = np.array(index, dtype=np.intp)
+        seat_gather.flags.writeable = False
+        gather.append(seat_gather)
+    size = next(reversed(observation_layout(n).values())).stop
+    assert len(index) == size
+    return ObservationTables(
+        own_column=tuple(own_column[(c, k, v)] for c, v, k in zip(categories, values, kinds,
+                                                                 strict=True)),
+        unit_column=tuple(len(OWN_COLUMNS) + k if c == RAFT else 0
+                          for c, k in zip(categories, kinds, strict=True)),
+        public_column=tuple(PUBLIC_CATEGORIES.index(c) for c in categories),
+        known_value_field=tuple((7 + k) if c == RAFT else value_field[c]
+                                for c, k in zip(categories, kinds, strict=True)),
+        event_index={card: i for i, card in enumerate(EVENT_CARD_NAMES)},
+        offsets=o,
+        buffer_size=offset,
+        gather=tuple(gather),
+        observation_size=size,
+    )

@@ -1,0 +1,73 @@
+"""What the trainers know of each game, registered by game name beside ``envs.GAMES``.
+
+The env-level facts (environment module, native API, player counts, score) are the game's
+``GameSpec``; the policy-level ones its ``POLICY_TABLES`` entry (``policies.registry``) and its
+``ENCODINGS`` entry (``policies.models.encoders``). This table adds the training-level ones: the
+single-agent view the SB3 trainer steps, the compiled opponents of its batched training env,
+and which of the game-specific training features the game supports.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TrainingGame:
+    """One game as the trainers see it."""
+
+    # "module:Class" of the single-agent view, by the native API of the environment it wraps
+    # (``GameSpec.native_api``: HUNGER's full-decision mode is AEC).
+    single_agent_views: Mapping[str, str]
+    # The opponents the game's batched training env (``env.batched``) plays itself.
+    batched_opponents: tuple[str, ...]
+    # The endgame head (``network.endgame_head``, ``endgame.positions``), fitted on Hungry's
+    # empty-deck positions.
+    endgame_head: bool = False
+    # Potential-based shaping by the public score margin (``env.margin_shaping``).
+    margin_shaping: bool = False
+
+    def single_agent_view(self, api: str) -> type:
+        """The single-agent view class for an environment of native API ``api``."""
+        if api not in self.single_agent_views:
+            raise ValueError(f"no single-agent view for {api!r} environments of this game; "
+                             f"views for: {sorted(self.single_agent_views)}")
+        module, _, name = self.single_agent_views[api].partition(":")
+        return getattr(importlib.import_module(module), name)
+
+
+_VIEWS = "hunger_rl.training.single_agent"
+
+TRAINING_GAMES: dict[str, TrainingGame] = {
+    "hungry": TrainingGame(
+        single_agent_views={"aec": f"{_VIEWS}:HungrySingleAgentEnv"},
+        # hunger_rl.policies.hungry_batched.POLICY_KINDS
+        batched_opponents=("random", "greedy", "forecast"),
+        endgame_head=True,
+        margin_shaping=True,
+    ),
+    "hunger_show": TrainingGame(
+        single_agent_views={"parallel": f"{_VIEWS}:ShowSingleAgentEnv",
+                            "aec": f"{_VIEWS}:ShowFullDecisionSingleAgentEnv"},
+        # hunger_rl.policies.hunger_show_batched.POLICY_KINDS
+        batched_opponents=("random", "greedy", "crowd", "expert"),
+    ),
+}
+
+
+def training_game(name: str) -> TrainingGame:
+    """The training registration of game ``name``; a clear error for a game without one."""
+    if name not in TRAINING_GAMES:
+        raise ValueError(f"game {name!r} has no training registration "
+                         f"(hunger_rl.training.games); games that train: "
+                         f"{sorted(TRAINING_GAMES)}")
+    return TRAINING_GAMES[name]
+
+
+def games_with(feature: str) -> str:
+    """The games that support a training feature (a flag of ``TrainingGame``), for messages:
+    ``hungry``, ``hungry and hunger_show``."""
+    names = [name for name, game in TRAINING_GAMES.items() if getattr(game, feature)]
+    return " and ".join(names) if names else "no game"
