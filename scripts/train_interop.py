@@ -301,7 +301,7 @@ def plot(results: dict, path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--library", choices=[*TRAINERS, "both"], default="both")
-    parser.add_argument("--games", type=int, nargs="+", default=[320, 200],
+    parser.add_argument("--games", type=int, nargs="+", default=[480, 200],
                         help="training games, per library in the order torchrl, tianshou")
     parser.add_argument("--eval-games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
