@@ -1,4 +1,4 @@
-"""scripts/train_interop.py: a tiny run per library (it trains, and the learned policy plays only
+"""scripts/train_interop.py: a short run per library (it learns, and the learned policy plays only
 legal cards through whole games: the env raises on a masked one), and the pieces its updates
 rest on."""
 
@@ -62,11 +62,26 @@ def test_play_scorer_scores_each_play_from_its_own_resorts():
         assert (after[action] != before[action]).item() == touched, action
 
 
+@pytest.fixture
+def one_torch_thread():
+    """As the script runs (its small networks lose time to a second thread)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("library", ["torchrl", "tianshou"])
-def test_tiny_training_plays_legal_games(library):
+def test_short_training_plays_legal_games_and_learns(library, one_torch_thread):
+    """48 training games (seed 0) lift the win share against random well above that of an
+    untrained network on the same 100 deals (measured: 0.24 untrained, 0.57 after TorchRL's
+    run, 0.59 after Tianshou's), and the learned policy plays only legal cards."""
     pytest.importorskip(library)
     script = load_script()
-    act = script.TRAINERS[library](games=16, seed=0)
-    share = script.play_against_random(act, games=4, seed=0)
-    assert 0.0 <= share <= 1.0
+    torch.manual_seed(0)
+    untrained = script.play_against_random(script.greedy_player(script.PlayScorer()),
+                                           games=100, seed=0)
+    trained = script.play_against_random(script.TRAINERS[library](games=48, seed=0),
+                                         games=100, seed=0)
+    assert trained > untrained + 0.15, (trained, untrained)
