@@ -7,15 +7,17 @@ Wilson interval) and a bar figure.
 
 Needs the `interop` extra. The learner is player_0 of a game whose first player is drawn at
 random, so it learns both seats; the other seat plays uniformly random legal cards. Both train
-on Hungry's "score" reward (the zero-sum score margin, denser than win or loss).
+on Hungry's "score" reward (the zero-sum score margin, terminal) and use the same network,
+`PlayScorer`: one small MLP shared by all plays, each scored from public counts of its resorts.
 
 - TorchRL: `PettingZooWrapper(hungry_v0.env(...), use_mask=True)` and a `Collector`;
   the learner is a `ProbabilisticActor` with a `MaskedCategorical`, the opponent the same
   with constant logits (uniform over its legal actions). Update: PPO's clipped objective on
-  each game's return with a learned value baseline (a game is one episode, 24 decisions).
+  each game's return less the score margin already on the table, with a learned value for the
+  rest (a game is one episode, 24 decisions each).
 - Tianshou: its tic-tac-toe recipe: `PettingZooEnv`, a `DQN` learner against
   `MARLRandomDiscreteMaskedOffPolicyAlgorithm` in a `MultiAgentOffPolicyAlgorithm`, an
-  off-policy trainer.
+  off-policy trainer; the return horizon spans a whole game (`TIANSHOU_HORIZON`).
 """
 
 from __future__ import annotations
@@ -29,18 +31,103 @@ import numpy as np
 import torch
 
 from hunger_rl.envs import hungry_v0
+from hunger_rl.envs.hungry.engine import ACTION_RESORT, NUM_ACTIONS, NUM_RESORTS, TOTAL_PLAYS
+from hunger_rl.envs.hungry.observation import SCORE_SCALE, observation_layout
+from hunger_rl.policies.hungry import RESORT_CARDS
+from hunger_rl.policies.models.encoders import ACTION_TO_RESORT
 from hunger_rl.training.evaluation import wilson_interval
 
 LEARNER = "player_0"
-PLAYS = 48
-# Observation entries reach 55 (scores); this keeps network inputs near unit scale.
-OBSERVATION_SCALE = 10.0
-# Training reward: the zero-sum score margin (/10), denser than win or loss; evaluation is the
-# win share.
+PLAYS = TOTAL_PLAYS
 TRAINING_REWARD = "score"
 PPO_EPOCHS = 8
 PPO_MINIBATCH = 64
 PPO_CLIP = 0.2
+TIANSHOU_EPSILON = 0.1
+# Rewards are terminal and turns alternate in Tianshou's buffer: a horizon as long as a game
+# makes every target the game's own outcome (Monte Carlo). A short odd one bootstraps on the
+# opponent's observation; even 2 (the learner's next turn) fell to 0.23 against random in a
+# 160-game trial, against 0.72 for the whole game.
+TIANSHOU_HORIZON = TOTAL_PLAYS
+TIANSHOU_UPDATES_PER_STEP = 1.0
+
+
+class PlayScorer(torch.nn.Module):
+    """The learner's network: one small MLP shared by all 50 plays scores each play from the
+    public counts of its resort (the own tourists, the most any other seat has there, the own
+    hand's and the unseen cards that fit it), the same for the other resort of its card, the
+    resort itself (one-hot) and the cards left in the deck; a value head reads the mean hidden
+    vector. All inputs are fixed sums over the observation vector, so any library can feed it.
+
+    A plain MLP on the raw 157 numbers must first discover these sums: the project's own
+    MaskablePPO run needed 500k steps for 0.745 against random (docs/experiments.md), far beyond
+    a short run; sharing the weights across plays makes every decision train all 50 scores.
+    """
+
+    HIDDEN = 64
+    # Counts of a few cards; this brings them near unit size.
+    COUNT_SCALE = 5.0
+
+    def __init__(self, num_players: int = 2):
+        super().__init__()
+        self.layout = observation_layout(num_players)
+        self.num_players = num_players
+        self.register_buffer("to_resort", torch.tensor(ACTION_TO_RESORT, dtype=torch.float32))
+        self.register_buffer("fits", torch.tensor(RESORT_CARDS.T, dtype=torch.float32))
+        resort = torch.tensor(ACTION_RESORT)
+        self.register_buffer("resort", resort)
+        self.register_buffer("other_resort", resort[torch.arange(NUM_ACTIONS) ^ 1])
+        self.register_buffer("resort_one_hot", torch.eye(NUM_RESORTS)[resort])
+        inputs = 2 * 4 + NUM_RESORTS + 1
+        self.body = torch.nn.Sequential(
+            torch.nn.Linear(inputs, self.HIDDEN), torch.nn.Tanh(),
+            torch.nn.Linear(self.HIDDEN, self.HIDDEN), torch.nn.Tanh())
+        self.score_head = torch.nn.Linear(self.HIDDEN, 1)
+        self.value_head = torch.nn.Linear(self.HIDDEN, 1)
+
+    def hidden(self, observation) -> torch.Tensor:
+        observation = torch.as_tensor(observation, dtype=torch.float32)
+        batch, layout = observation.shape[:-1], self.layout
+        placed = observation[..., layout["placed"]].unflatten(-1, (self.num_players, NUM_ACTIONS))
+        tourists = placed @ self.to_resort  # (..., seat, resort), seat 0 the observer
+        per_resort = torch.stack([
+            tourists[..., 0, :], tourists[..., 1:, :].amax(-2),
+            observation[..., layout["hand"]] @ self.fits,
+            observation[..., layout["unseen"]] @ self.fits], -1) / self.COUNT_SCALE
+        deck = observation[..., layout["deck_size"]] / TOTAL_PLAYS
+        inputs = torch.cat([
+            per_resort[..., self.resort, :], per_resort[..., self.other_resort, :],
+            self.resort_one_hot.expand(*batch, -1, -1),
+            deck[..., None, :].expand(*batch, NUM_ACTIONS, 1)], -1)
+        return self.body(inputs)
+
+    def forward(self, observation) -> torch.Tensor:
+        """The 50 play scores: logits for PPO, Q-values for DQN."""
+        return self.score_head(self.hidden(observation)).squeeze(-1)
+
+    def scores_and_value(self, observation) -> tuple[torch.Tensor, torch.Tensor]:
+        hidden = self.hidden(observation)
+        return self.score_head(hidden).squeeze(-1), self.value_head(hidden.mean(-2)).squeeze(-1)
+
+
+def score_margin(observation: torch.Tensor, num_players: int = 2) -> torch.Tensor:
+    """The "score" reward the observer would get if the game ended now: its public total minus
+    the others' mean, over SCORE_SCALE (the observation's ``scores``, seat 0 the observer)."""
+    scores = observation[..., observation_layout(num_players)["scores"]]
+    others = (scores.sum(-1) - scores[..., 0]) / (num_players - 1)
+    return (scores[..., 0] - others) / SCORE_SCALE
+
+
+def greedy_player(network: torch.nn.Module):
+    """``act(observation, mask)``: the legal play of highest score."""
+
+    @torch.no_grad()
+    def act(observation, mask):
+        scores = network(torch.as_tensor(observation)[None])[0]
+        scores[torch.as_tensor(mask) == 0] = -torch.inf
+        return int(scores.argmax())
+
+    return act
 
 
 def play_against_random(act, games: int, seed: int) -> float:
@@ -69,7 +156,6 @@ def play_against_random(act, games: int, seed: int) -> float:
 
 def train_torchrl(games: int, seed: int, games_per_batch: int = 16, learning_rate: float = 1e-3):
     from tensordict.nn import TensorDictModule, TensorDictSequential
-    from torch import nn
     from torchrl.collectors import Collector
     from torchrl.envs.libs.pettingzoo import PettingZooWrapper
     from torchrl.modules import MaskedCategorical, ProbabilisticActor
@@ -77,18 +163,12 @@ def train_torchrl(games: int, seed: int, games_per_batch: int = 16, learning_rat
     torch.manual_seed(seed)
     env = PettingZooWrapper(hungry_v0.env(num_players=2, first_player="random",
                                           reward=TRAINING_REWARD), use_mask=True, seed=seed)
-    # A Dict observation arrives as (group, "observation", "observation") beside the mask.
-    size = env.observation_spec[LEARNER, "observation", "observation"].shape[-1]
     actions = env.full_action_spec[LEARNER, "action"].space.n
-    body = nn.Sequential(nn.Linear(size, 128), nn.Tanh(), nn.Linear(128, 128), nn.Tanh())
-    policy_head, value_head = nn.Linear(128, actions), nn.Linear(128, 1)
-    optimizer = torch.optim.Adam([*body.parameters(), *policy_head.parameters(),
-                                  *value_head.parameters()], lr=learning_rate)
-
-    def logits(observation):
-        return policy_head(body(observation / OBSERVATION_SCALE))
+    network = PlayScorer()
+    optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
 
     def actor(group, module):
+        # A Dict observation arrives as (group, "observation", "observation") beside the mask.
         return ProbabilisticActor(
             TensorDictModule(module, in_keys=[(group, "observation", "observation")],
                              out_keys=[(group, "logits")]),
@@ -96,13 +176,13 @@ def train_torchrl(games: int, seed: int, games_per_batch: int = 16, learning_rat
             out_keys=[(group, "action")], distribution_class=MaskedCategorical)
 
     uniform = actor("player_1", lambda observation: torch.zeros(*observation.shape[:-1], actions))
-    policy = TensorDictSequential(actor(LEARNER, logits), uniform)
+    policy = TensorDictSequential(actor(LEARNER, network), uniform)
     collector = Collector(env, policy, frames_per_batch=PLAYS * games_per_batch,
-                                  total_frames=PLAYS * games)
+                          total_frames=PLAYS * games)
     for batch in collector:
         done = batch["next", "done"].squeeze(-1)
         assert done.sum() == games_per_batch and done.view(-1, PLAYS)[:, -1].all()
-        # Each game's return for the learner (R1: its terminal reward), on all its decisions.
+        # Each game's return for the learner (its terminal reward), on all its decisions.
         returns = batch["next", LEARNER, "reward"].reshape(games_per_batch, PLAYS).sum(1)
         moving = batch[LEARNER, "mask"].reshape(-1)
         game_of_step = torch.arange(len(batch)) // PLAYS
@@ -110,14 +190,16 @@ def train_torchrl(games: int, seed: int, games_per_batch: int = 16, learning_rat
         observation = observation[moving]
         mask = batch[LEARNER, "action_mask"].reshape(len(batch), -1)[moving]
         action = batch[LEARNER, "action"].reshape(-1)[moving]
-        target = returns[game_of_step[moving]]
+        # What is left to win: the return less the margin already on the table (a baseline
+        # that depends on the state only); the value head learns the rest.
+        target = returns[game_of_step[moving]] - score_margin(observation)
         with torch.no_grad():
-            old_log_prob = MaskedCategorical(logits=logits(observation), mask=mask).log_prob(action)
+            old_log_prob = MaskedCategorical(logits=network(observation),
+                                             mask=mask).log_prob(action)
         for _ in range(PPO_EPOCHS):
             for rows in torch.randperm(len(action)).split(PPO_MINIBATCH):
-                hidden = body(observation[rows] / OBSERVATION_SCALE)
-                value = value_head(hidden).squeeze(-1)
-                distribution = MaskedCategorical(logits=policy_head(hidden), mask=mask[rows])
+                logits, value = network.scores_and_value(observation[rows])
+                distribution = MaskedCategorical(logits=logits, mask=mask[rows])
                 advantage = (target[rows] - value).detach()
                 advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
                 ratio = (distribution.log_prob(action[rows]) - old_log_prob[rows]).exp()
@@ -129,14 +211,7 @@ def train_torchrl(games: int, seed: int, games_per_batch: int = 16, learning_rat
                 loss.backward()
                 optimizer.step()
     collector.shutdown()
-
-    @torch.no_grad()
-    def act(observation, mask):
-        scores = logits(torch.as_tensor(observation))
-        scores[torch.as_tensor(mask) == 0] = -torch.inf
-        return int(scores.argmax())
-
-    return act
+    return greedy_player(network)
 
 
 # -- Tianshou --------------------------------------------------------------------------------
@@ -152,7 +227,6 @@ def train_tianshou(games: int, seed: int, envs: int = 8):
     from tianshou.data import Collector, VectorReplayBuffer
     from tianshou.env import DummyVectorEnv, PettingZooEnv
     from tianshou.trainer import OffPolicyTrainerParams
-    from tianshou.utils.net.common import Net
 
     def make_env():
         return PettingZooEnv(hungry_v0.env(num_players=2, first_player="random",
@@ -161,15 +235,11 @@ def train_tianshou(games: int, seed: int, envs: int = 8):
     np.random.seed(seed)
     torch.manual_seed(seed)
     env = make_env()
-    observation_space = env.observation_space["observation"]
-    net = Net(state_shape=observation_space.shape, action_shape=env.action_space.n,
-              hidden_sizes=[128, 128])
-    scaled = ScaledInput(net)
+    network = TianshouModel(PlayScorer())
     learner = DQN(
-        policy=DiscreteQLearningPolicy(model=scaled, action_space=env.action_space,
-                                       eps_training=0.1, eps_inference=0.0),
-        optim=AdamOptimizerFactory(lr=1e-3), n_step_return_horizon=3, gamma=0.99,
-        target_update_freq=320)
+        policy=DiscreteQLearningPolicy(model=network, action_space=env.action_space,
+                                       eps_training=TIANSHOU_EPSILON, eps_inference=0.0),
+        optim=AdamOptimizerFactory(lr=1e-3), gamma=1.0, n_step_return_horizon=TIANSHOU_HORIZON)
     algorithm = MultiAgentOffPolicyAlgorithm(
         algorithms=[learner, MARLRandomDiscreteMaskedOffPolicyAlgorithm(env.action_space)],
         env=env)
@@ -187,31 +257,21 @@ def train_tianshou(games: int, seed: int, envs: int = 8):
         training_collector=train_collector, test_collector=test_collector, max_epochs=epochs,
         epoch_num_steps=steps // epochs, collection_step_num_env_steps=10 * envs,
         test_step_num_episodes=2, batch_size=64,
-        update_step_num_gradient_steps_per_sample=0.1, test_in_training=False,
+        update_step_num_gradient_steps_per_sample=TIANSHOU_UPDATES_PER_STEP,
+        test_in_training=False,
         multi_agent_return_reduction=lambda returns: returns[:, 0], show_progress=False))
-    q_network = learner.policy.model
-
-    @torch.no_grad()
-    def act(observation, mask):
-        q_values, _ = q_network(torch.as_tensor(observation)[None])
-        q_values = q_values[0]
-        q_values[torch.as_tensor(mask) == 0] = -torch.inf
-        return int(q_values.argmax())
-
-    return act
+    return greedy_player(network.scorer)
 
 
-class ScaledInput(torch.nn.Module):
-    """Tianshou's ``Net`` on observations divided by OBSERVATION_SCALE."""
+class TianshouModel(torch.nn.Module):
+    """A network in Tianshou's model signature: ``(obs, state, info) -> (output, state)``."""
 
-    def __init__(self, net: torch.nn.Module):
+    def __init__(self, scorer: torch.nn.Module):
         super().__init__()
-        self.net = net
-        self.output_dim = net.output_dim
+        self.scorer = scorer
 
     def forward(self, obs, state=None, info=None):
-        obs = torch.as_tensor(obs, dtype=torch.float32)
-        return self.net(obs / OBSERVATION_SCALE, state)
+        return self.scorer(obs), state
 
 
 TRAINERS = {"torchrl": train_torchrl, "tianshou": train_tianshou}
@@ -241,12 +301,14 @@ def plot(results: dict, path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--library", choices=[*TRAINERS, "both"], default="both")
-    parser.add_argument("--games", type=int, nargs="+", default=[600, 300],
+    parser.add_argument("--games", type=int, nargs="+", default=[480, 200],
                         help="training games, per library in the order torchrl, tianshou")
     parser.add_argument("--eval-games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("runs/interop"))
     args = parser.parse_args()
+    # Small networks on a shared CPU: a second thread costs more than it gives.
+    torch.set_num_threads(1)
     args.out.mkdir(parents=True, exist_ok=True)
     libraries = list(TRAINERS) if args.library == "both" else [args.library]
     results = {}
