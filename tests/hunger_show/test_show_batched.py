@@ -14,6 +14,7 @@ from hunger_rl.envs.hunger_show.batched import (
     _below,
     _mt_next,
     _mt_seed,
+    _mt_seed_many,
     _sample,
     _shuffle,
     stream_seed,
@@ -135,6 +136,18 @@ def test_compiled_mersenne_twister_is_pythons_random(seed):
     chosen = np.empty(8, np.int64)
     _sample(mt, 0, np.arange(12), 8, chosen)
     assert list(chosen) == reference.sample(range(12), 8)
+
+
+def test_seeding_many_shows_at_once_is_seeding_each():
+    seeds = np.array([0, 2 ** 32 - 1, 7, 2 ** 32, 2 ** 63 - 1], np.int64)
+    mt = np.zeros((7, 625), np.uint32)
+    shows = np.array([5, 0, 2, 6, 3], np.int64)
+    _mt_seed_many(mt, shows, len(shows), seeds, np.empty((3, 7), np.uint64))
+    for show, seed in zip(shows, seeds, strict=True):
+        reference = random.Random(int(seed))
+        assert [int(_mt_next(mt, show)) for _ in range(700)] == [reference.getrandbits(32)
+                                                                for _ in range(700)]
+    assert not mt[[1, 4]].any()
 
 
 def test_slot_seed_stream_depends_on_slot_seed_only():

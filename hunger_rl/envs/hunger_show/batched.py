@@ -217,6 +217,45 @@ def _mt_seed(mt, b, seed):
 
 
 @_jit
+def _mt_seed_many(mt, shows, count, seeds, words):
+    """:func:`_mt_seed` of ``mt[shows[k]]`` with ``seeds[k]`` for k < count, the shows'
+    serial seeding chains interleaved so that the processor overlaps them. ``words``: uint64
+    scratch of shape (3, count) or more."""
+    mask = np.uint64(0xFFFFFFFF)
+    low, high, previous = words[0], words[1], words[2]
+    for k in range(count):
+        mt[shows[k], :_MT_N] = _MT_BASE
+        low[k] = np.uint64(seeds[k]) & mask
+        high[k] = np.uint64(seeds[k]) >> np.uint64(32)
+        previous[k] = np.uint64(_MT_BASE[0])
+    for t in range(_MT_N):  # as _mt_seed's first loop: i = 1 .. 623, then 1 again
+        i = t % (_MT_N - 1) + 1
+        for k in range(count):
+            j = t & 1 if high[k] else 0
+            word = high[k] if j else low[k]
+            value = previous[k]
+            mixed = (value ^ (value >> np.uint64(30))) * np.uint64(1664525)
+            value = ((np.uint64(mt[shows[k], i]) ^ mixed) + word + np.uint64(j)) & mask
+            mt[shows[k], i] = np.uint32(value)
+            if i == _MT_N - 1:
+                mt[shows[k], 0] = np.uint32(value)
+            previous[k] = value
+    for t in range(_MT_N - 1):  # the second loop: i = 2 .. 623, then 1
+        i = (t + 1) % (_MT_N - 1) + 1
+        for k in range(count):
+            value = previous[k]
+            mixed = (value ^ (value >> np.uint64(30))) * np.uint64(1566083941)
+            value = ((np.uint64(mt[shows[k], i]) ^ mixed) - np.uint64(i)) & mask
+            mt[shows[k], i] = np.uint32(value)
+            if i == _MT_N - 1:
+                mt[shows[k], 0] = np.uint32(value)
+            previous[k] = value
+    for k in range(count):
+        mt[shows[k], 0] = np.uint32(0x80000000)
+        mt[shows[k], _MT_N] = 0
+
+
+@_jit
 def _below(mt, b, n):
     """``random.Random._randbelow(n)``: ``getrandbits(n.bit_length())`` until below n."""
     bits = 0
@@ -268,9 +307,15 @@ def stream_seed(seed: int, show_number: int) -> int:
 @_jit
 def _deal(g, mt, b, seed, n, locs, characters, deck_size, unpleasant, end_window):
     """``ShowGame(config, seed)``: the same draws in the same order."""
+    _mt_seed(mt, b, seed)
+    _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_window)
+
+
+@_jit
+def _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_window):
+    """:func:`_deal` once ``mt[b]`` is seeded."""
     row = g[b]
     row[:] = 0
-    _mt_seed(mt, b, seed)
     row[LEADER] = _below(mt, b, n)
     for seat in range(MAX_PLAYERS):
         row[CHARACTER + seat] = -1
@@ -799,40 +844,43 @@ def _resolve_campsite(row, mt, b, order, count_order, choices, work, spare, toke
 @_jit
 def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare, tokens):
     """One location's day (S7-S11); ``work``: scratch of at least 64 + MAX_TOKENS ints."""
-    groups = work[0:NUM_ACTIONS]
-    groups[:] = 0
     here = 0
+    for i in range(count_order):
+        here += choices[order[i]] // NUM_ACTIONS == loc
+    if not here:
+        return
+    # work[groups + act]: players here by act; then the tokens gathered here today and their
+    # holders (at most 2 kept per gatherer), and who gathered (offsets, no array views).
+    groups, loot, owners, present = 0, 8, 24, 40
+    for act in range(NUM_ACTIONS):
+        work[groups + act] = 0
+    for seat in range(MAX_PLAYERS):
+        work[present + seat] = 0
     for i in range(count_order):
         p = order[i]
         if choices[p] // NUM_ACTIONS == loc:
-            groups[choices[p] % NUM_ACTIONS] += 1
-            here += 1
-    if not here:
-        return
-    # Tokens gathered here today and their holders (at most 2 kept per gatherer).
-    loot = work[8:24]
-    owners = work[24:40]
+            work[groups + choices[p] % NUM_ACTIONS] += 1
     num_loot = 0
-    present = work[40:46]
-    present[:] = 0
     drawn = work[46:50]
     for i in range(count_order):  # S7: gatherers draw in playing order
         p = order[i]
         if choices[p] // NUM_ACTIONS != loc:
             continue
         kind = choices[p] % NUM_ACTIONS
-        if kind >= THIEF or not 1 <= groups[kind] <= 2:
+        if kind >= THIEF or not 1 <= work[groups + kind] <= 2:
             continue
-        kept = _gather(row, loc, kind, p, 2 if groups[kind] == 1 else 1, drawn)
+        kept = _gather(row, loc, kind, p, 2 if work[groups + kind] == 1 else 1, drawn)
         for j in range(kept):
-            loot[num_loot] = drawn[j]
-            owners[num_loot] = p
+            work[loot + num_loot] = drawn[j]
+            work[owners + num_loot] = p
             num_loot += 1
-            present[p] = 1
+            work[present + p] = 1
+    num_thieves = work[groups + THIEF] if work[groups + THIEF] <= 2 else 0
+    num_guards = work[groups + GUARD] if work[groups + GUARD] <= 2 else 0
+    if not num_thieves and not num_guards:
+        return
     thieves = work[50:52]
     guards = work[52:54]
-    num_thieves = groups[THIEF] if groups[THIEF] <= 2 else 0
-    num_guards = groups[GUARD] if groups[GUARD] <= 2 else 0
     t = 0
     d = 0
     for i in range(count_order):
@@ -848,7 +896,7 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare,
         givers = work[54:60]
         num_givers = 0
         for i in range(count_order):
-            if present[order[i]]:
+            if work[present + order[i]]:
                 givers[num_givers] = order[i]
                 num_givers += 1
         _gifts(row, mt, b, givers, num_givers, guards, num_guards, tokens)
@@ -863,7 +911,7 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare,
             base = HOLD + p * MAX_TOKENS
             for j in range(row[HOLD_N + p]):
                 for k in range(num_loot):
-                    if loot[k] == row[base + j]:
+                    if work[loot + k] == row[base + j]:
                         remaining[left] = row[base + j]
                         left += 1
         turn = 0
@@ -878,9 +926,9 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare,
                 remaining[j] = remaining[j + 1]
             left -= 1
             k = 0
-            while loot[k] != token:
+            while work[loot + k] != token:
                 k += 1
-            _transfer(row, token, owners[k], thief)
+            _transfer(row, token, work[owners + k], thief)
             turn += 1
     elif num_guards:
         _draw_coconuts(row, guards, num_guards, 2 if num_guards == 1 else 1)  # S11
@@ -1022,11 +1070,14 @@ def _observe(row, n, tables, gather, flat, order, out, masks, legal):
                 flat[own + unit_column[token]] += _VALUE[token]
             flat[counts + public_column[token]] += 1
             others = row[KNOWN + token] & ~(1 << holder)
-            for observer in range(n):
-                if others >> observer & 1:
+            observer = 0
+            while others:  # the other players who remember this token
+                if others & 1:
                     cell = known_base + 11 * (observer * n + holder)
                     flat[cell + public_column[token]] += 1
                     flat[cell + known_field[token]] += _VALUE[token]
+                others >>= 1
+                observer += 1
     flat[leader_base + row[LEADER]] = 1.0
     for seat in range(n):
         flat[alive_base + seat] = row[ALIVE + seat]
@@ -1081,6 +1132,10 @@ def _step_all(g, mt, actions, n, locs, options, tables, gather, legal, seeds, sh
     work = np.empty(WORK_SIZE, np.int64)
     spare = np.empty(SPARE_SIZE, np.int64)
     tokens = np.empty(TOKENS_SIZE, np.int64)
+    ended_shows = np.empty(len(g), np.int64)
+    ended_seeds = np.empty(len(g), np.int64)
+    seed_words = np.empty((3, len(g)), np.uint64)
+    num_ended = 0
     for b in range(len(g)):
         row = g[b]
         for seat in range(n):
@@ -1119,9 +1174,17 @@ def _step_all(g, mt, actions, n, locs, options, tables, gather, legal, seeds, sh
             _observe(row, n, tables, gather, flat, order, final_observations[b], final_masks[b],
                      legal)
             shows_played[b] += 1
-            _deal(g, mt, b, _stream_seed(seeds[b], shows_played[b]), n, locs, options[0],
-                  options[1], options[2], options[3])
-        _observe(row, n, tables, gather, flat, order, observations[b], masks[b], legal)
+            ended_shows[num_ended] = b
+            ended_seeds[num_ended] = _stream_seed(seeds[b], shows_played[b])
+            num_ended += 1
+        else:
+            _observe(row, n, tables, gather, flat, order, observations[b], masks[b], legal)
+    # The next shows of the ended ones, seeded together (interleaved chains), then dealt.
+    _mt_seed_many(mt, ended_shows, num_ended, ended_seeds, seed_words)
+    for k in range(num_ended):
+        b = ended_shows[k]
+        _deal_seeded(g, mt, b, n, locs, options[0], options[1], options[2], options[3])
+        _observe(g[b], n, tables, gather, flat, order, observations[b], masks[b], legal)
 
 
 @_jit
@@ -1134,6 +1197,17 @@ def _restart(g, mt, shows, n, locs, options, tables, gather, legal, seeds, shows
         _deal(g, mt, b, _stream_seed(seeds[b], shows_played[b]), n, locs, options[0],
               options[1], options[2], options[3])
         _observe(g[b], n, tables, gather, flat, order, observations[b], masks[b], legal)
+
+
+@_jit
+def _first_illegal(g, actions, num_legal):
+    """(show, seat) of the first living seat whose action is outside 0 .. num_legal - 1, or
+    (-1, -1)."""
+    for b in range(actions.shape[0]):
+        for seat in range(actions.shape[1]):
+            if g[b, ALIVE + seat] and not 0 <= actions[b, seat] < num_legal:
+                return b, seat
+    return -1, -1
 
 
 def observation_size(num_players: int) -> int:
@@ -1240,9 +1314,8 @@ class BatchedShow:
                 f"actions must be ints of shape ({self.batch_size}, {self.num_players}), got "
                 f"shape {actions.shape} dtype {actions.dtype}")
         actions = actions.astype(np.int64, copy=False)
-        bad = self.alive & ((actions < 0) | (actions >= self.num_legal))
-        if bad.any():
-            show, seat = map(int, np.argwhere(bad)[0])
+        show, seat = _first_illegal(self.games, actions, self.num_legal)
+        if show >= 0:
             raise IllegalActionError(
                 f"show {show}, player_{seat}: action {int(actions[show, seat])} is not legal; "
                 f"legal actions are 0..{self.num_legal - 1}")
