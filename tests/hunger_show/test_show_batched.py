@@ -10,6 +10,7 @@ import pytest
 
 from hunger_rl.envs.hunger_show.batched import (
     END_CONDITIONS,
+    SEED_LANES,
     BatchedShow,
     _below,
     _mt_next,
@@ -139,15 +140,16 @@ def test_compiled_mersenne_twister_is_pythons_random(seed):
 
 
 def test_seeding_many_shows_at_once_is_seeding_each():
-    seeds = np.array([0, 2 ** 32 - 1, 7, 2 ** 32, 2 ** 63 - 1], np.int64)
-    mt = np.zeros((7, 625), np.uint32)
-    shows = np.array([5, 0, 2, 6, 3], np.int64)
-    _mt_seed_many(mt, shows, len(shows), seeds, np.empty((3, 7), np.uint64))
+    special = [0, 2 ** 32 - 1, 7, 2 ** 32, 2 ** 63 - 1]
+    seeds = np.array(special + [3 ** k for k in range(1, SEED_LANES + 2)])
+    mt = np.zeros((len(seeds) + 2, 625), np.uint32)
+    shows = np.random.default_rng(0).permutation(len(seeds) + 2)[:len(seeds)]
+    _mt_seed_many(mt, shows, len(shows), seeds, np.empty((625 + 2, SEED_LANES), np.uint64))
     for show, seed in zip(shows, seeds, strict=True):
         reference = random.Random(int(seed))
         assert [int(_mt_next(mt, show)) for _ in range(700)] == [reference.getrandbits(32)
                                                                 for _ in range(700)]
-    assert not mt[[1, 4]].any()
+    assert not np.delete(mt, shows, axis=0).any()
 
 
 def test_slot_seed_stream_depends_on_slot_seed_only():

@@ -219,43 +219,57 @@ def _mt_seed(mt, b, seed):
     state[_MT_N] = 0
 
 
+SEED_LANES = 32  # shows seeded side by side by _mt_seed_many
+
+
 @_jit
-def _mt_seed_many(mt, shows, count, seeds, words):
-    """:func:`_mt_seed` of ``mt[shows[k]]`` with ``seeds[k]`` for k < count, the shows'
-    serial seeding chains interleaved so that the processor overlaps them. ``words``: uint64
-    scratch of shape (3, count) or more."""
+def _mt_seed_many(mt, shows, count, seeds, lanes):
+    """:func:`_mt_seed` of ``mt[shows[k]]`` with ``seeds[k]`` for k < count. Up to SEED_LANES
+    shows at a time run their serial seeding chains side by side in ``lanes`` (uint64 scratch
+    of shape (_MT_N + 3, SEED_LANES): word i of each show's state in row i, then the seed's
+    low and high words and the last word computed), so the processor overlaps the chains and
+    can vectorise them."""
     mask = np.uint64(0xFFFFFFFF)
-    low, high, previous = words[0], words[1], words[2]
-    for k in range(count):
-        mt[shows[k], :_MT_N] = _MT_BASE
-        low[k] = np.uint64(seeds[k]) & mask
-        high[k] = np.uint64(seeds[k]) >> np.uint64(32)
-        previous[k] = np.uint64(_MT_BASE[0])
-    for t in range(_MT_N):  # as _mt_seed's first loop: i = 1 .. 623, then 1 again
-        i = t % (_MT_N - 1) + 1
-        for k in range(count):
-            j = t & 1 if high[k] else 0
-            word = high[k] if j else low[k]
-            value = previous[k]
-            mixed = (value ^ (value >> np.uint64(30))) * np.uint64(1664525)
-            value = ((np.uint64(mt[shows[k], i]) ^ mixed) + word + np.uint64(j)) & mask
-            mt[shows[k], i] = np.uint32(value)
+    low, high, previous = _MT_N, _MT_N + 1, _MT_N + 2
+    for first in range(0, count, SEED_LANES):
+        width = min(SEED_LANES, count - first)
+        for i in range(_MT_N):
+            for k in range(width):
+                lanes[i, k] = _MT_BASE[i]
+        for k in range(width):
+            lanes[low, k] = np.uint64(seeds[first + k]) & mask
+            lanes[high, k] = np.uint64(seeds[first + k]) >> np.uint64(32)
+            lanes[previous, k] = np.uint64(_MT_BASE[0])
+        for t in range(_MT_N):  # as _mt_seed's first loop: i = 1 .. 623, then 1 again
+            i = t % (_MT_N - 1) + 1
+            for k in range(width):
+                j = np.uint64(t & 1) if lanes[high, k] else np.uint64(0)
+                word = lanes[high, k] if j else lanes[low, k]
+                value = lanes[previous, k]
+                mixed = (value ^ (value >> np.uint64(30))) * np.uint64(1664525)
+                value = ((lanes[i, k] ^ mixed) + word + j) & mask
+                lanes[i, k] = value
+                lanes[previous, k] = value
             if i == _MT_N - 1:
-                mt[shows[k], 0] = np.uint32(value)
-            previous[k] = value
-    for t in range(_MT_N - 1):  # the second loop: i = 2 .. 623, then 1
-        i = (t + 1) % (_MT_N - 1) + 1
-        for k in range(count):
-            value = previous[k]
-            mixed = (value ^ (value >> np.uint64(30))) * np.uint64(1566083941)
-            value = ((np.uint64(mt[shows[k], i]) ^ mixed) - np.uint64(i)) & mask
-            mt[shows[k], i] = np.uint32(value)
+                for k in range(width):
+                    lanes[0, k] = lanes[i, k]
+        for t in range(_MT_N - 1):  # the second loop: i = 2 .. 623, then 1
+            i = (t + 1) % (_MT_N - 1) + 1
+            for k in range(width):
+                value = lanes[previous, k]
+                mixed = (value ^ (value >> np.uint64(30))) * np.uint64(1566083941)
+                value = ((lanes[i, k] ^ mixed) - np.uint64(i)) & mask
+                lanes[i, k] = value
+                lanes[previous, k] = value
             if i == _MT_N - 1:
-                mt[shows[k], 0] = np.uint32(value)
-            previous[k] = value
-    for k in range(count):
-        mt[shows[k], 0] = np.uint32(0x80000000)
-        mt[shows[k], _MT_N] = 0
+                for k in range(width):
+                    lanes[0, k] = lanes[i, k]
+        for k in range(width):
+            b = shows[first + k]
+            for i in range(1, _MT_N):
+                mt[b, i] = np.uint32(lanes[i, k])
+            mt[b, 0] = np.uint32(0x80000000)
+            mt[b, _MT_N] = 0
 
 
 @_inline_jit
@@ -314,7 +328,7 @@ def _deal(g, mt, b, seed, n, locs, characters, deck_size, unpleasant, end_window
     _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_window)
 
 
-@_jit
+@_inline_jit
 def _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_window):
     """:func:`_deal` once ``mt[b]`` is seeded."""
     row = g[b]
@@ -1053,7 +1067,7 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out, order, work, 
 # -- observations ---------------------------------------------------------------------------------
 
 
-@_jit
+@_inline_jit
 def _observe(row, n, tables, gather, flat, order, out, masks, legal):
     """Every seat's observation and mask of one show (``ShowParallelEnv._observe_all``)."""
     own_column, unit_column, public_column, known_field, offsets = tables
@@ -1137,7 +1151,7 @@ def _step_all(g, mt, actions, n, locs, options, tables, gather, legal, seeds, sh
     tokens = np.empty(TOKENS_SIZE, np.int64)
     ended_shows = np.empty(len(g), np.int64)
     ended_seeds = np.empty(len(g), np.int64)
-    seed_words = np.empty((3, len(g)), np.uint64)
+    seed_lanes = np.empty((_MT_N + 3, SEED_LANES), np.uint64)
     num_ended = 0
     for b in range(len(g)):
         row = g[b]
@@ -1183,7 +1197,7 @@ def _step_all(g, mt, actions, n, locs, options, tables, gather, legal, seeds, sh
         else:
             _observe(row, n, tables, gather, flat, order, observations[b], masks[b], legal)
     # The next shows of the ended ones, seeded together (interleaved chains), then dealt.
-    _mt_seed_many(mt, ended_shows, num_ended, ended_seeds, seed_words)
+    _mt_seed_many(mt, ended_shows, num_ended, ended_seeds, seed_lanes)
     for k in range(num_ended):
         b = ended_shows[k]
         _deal_seeded(g, mt, b, n, locs, options[0], options[1], options[2], options[3])
