@@ -224,15 +224,15 @@ SEED_LANES = 32  # shows seeded side by side by _mt_seed_many
 
 @_jit
 def _mt_seed_many(mt, shows, count, seeds, lanes):
-    """:func:`_mt_seed` of ``mt[shows[k]]`` with ``seeds[k]`` for k < count. Up to SEED_LANES
-    shows at a time run their serial seeding chains side by side in ``lanes`` (uint64 scratch
-    of shape (_MT_N + 3, SEED_LANES): word i of each show's state in row i, then the seed's
+    """:func:`_mt_seed` of ``mt[shows[k]]`` with ``seeds[k]`` for k < count. As many shows at a
+    time as ``lanes`` has columns run their serial seeding chains side by side in it (uint64
+    scratch of shape (_MT_N + 3, lanes): word i of each show's state in row i, then the seed's
     low and high words and the last word computed), so the processor overlaps the chains and
     can vectorise them."""
     mask = np.uint64(0xFFFFFFFF)
     low, high, previous = _MT_N, _MT_N + 1, _MT_N + 2
-    for first in range(0, count, SEED_LANES):
-        width = min(SEED_LANES, count - first)
+    for first in range(0, count, lanes.shape[1]):
+        width = min(lanes.shape[1], count - first)
         for i in range(_MT_N):
             for k in range(width):
                 lanes[i, k] = _MT_BASE[i]
@@ -1151,7 +1151,7 @@ def _step_all(g, mt, actions, n, locs, options, tables, gather, legal, seeds, sh
     tokens = np.empty(TOKENS_SIZE, np.int64)
     ended_shows = np.empty(len(g), np.int64)
     ended_seeds = np.empty(len(g), np.int64)
-    seed_lanes = np.empty((_MT_N + 3, SEED_LANES), np.uint64)
+    seed_lanes = np.empty((_MT_N + 3, min(SEED_LANES, len(g))), np.uint64)
     num_ended = 0
     for b in range(len(g)):
         row = g[b]
