@@ -10,10 +10,12 @@ import pytest
 
 from hunger_rl.envs.hunger_show.batched import (
     END_CONDITIONS,
+    SEED_LANES,
     BatchedShow,
     _below,
     _mt_next,
     _mt_seed,
+    _mt_seed_many,
     _sample,
     _shuffle,
     stream_seed,
@@ -103,13 +105,18 @@ def test_batched_shows_match_the_reference(num_players, characters, events):
                   seed=num_players) >= 8
 
 
+SHOWS_PER_VARIANT = -(-10_000 // len(VARIANTS))  # 10,000 shows per player count in all
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
-def test_ten_thousand_batched_shows_per_player_count_match_the_reference(num_players):
-    per_variant = -(-10_000 // len(VARIANTS))
-    total = sum(replay(num_players, characters, events, per_variant, batch_size=64,
-                       seed=100 + num_players) for characters, events in VARIANTS)
-    assert total >= 10_000
+@pytest.mark.parametrize("characters,events", VARIANTS)
+def test_ten_thousand_batched_shows_per_player_count_match_the_reference(num_players, characters,
+                                                                         events):
+    """One variant's share of 10,000 shows per player count; the (player count, variant) cases
+    run in parallel under pytest-xdist."""
+    assert replay(num_players, characters, events, SHOWS_PER_VARIANT, batch_size=64,
+                  seed=100 + num_players) >= SHOWS_PER_VARIANT
 
 
 @pytest.mark.parametrize("seed", [0, 1, 12345, 2 ** 32 - 1, 2 ** 32, 2 ** 63 - 1])
@@ -130,6 +137,19 @@ def test_compiled_mersenne_twister_is_pythons_random(seed):
     chosen = np.empty(8, np.int64)
     _sample(mt, 0, np.arange(12), 8, chosen)
     assert list(chosen) == reference.sample(range(12), 8)
+
+
+def test_seeding_many_shows_at_once_is_seeding_each():
+    special = [0, 2 ** 32 - 1, 7, 2 ** 32, 2 ** 63 - 1]
+    seeds = np.array(special + [3 ** k for k in range(1, SEED_LANES + 2)])
+    mt = np.zeros((len(seeds) + 2, 625), np.uint32)
+    shows = np.random.default_rng(0).permutation(len(seeds) + 2)[:len(seeds)]
+    _mt_seed_many(mt, shows, len(shows), seeds, np.empty((625 + 2, SEED_LANES), np.uint64))
+    for show, seed in zip(shows, seeds, strict=True):
+        reference = random.Random(int(seed))
+        assert [int(_mt_next(mt, show)) for _ in range(700)] == [reference.getrandbits(32)
+                                                                for _ in range(700)]
+    assert not np.delete(mt, shows, axis=0).any()
 
 
 def test_slot_seed_stream_depends_on_slot_seed_only():

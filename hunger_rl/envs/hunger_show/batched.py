@@ -107,7 +107,15 @@ LAST_EVENT = DAY + 1
 DONE = LAST_EVENT + 1
 ROW_SIZE = DONE + 1
 
-_jit = numba.njit(cache=True, nogil=True)
+# Per-call scratch of the day's code (int64), allocated once per batch call, not per show.
+WORK_SIZE = 5 * MAX_TOKENS + 17  # a location's day, then supper
+SPARE_SIZE = MAX_TOKENS + 4  # a catch's candidates and hidden tokens, a theft's victims
+TOKENS_SIZE = MAX_TOKENS + 4  # a copy of one holding (and a pair after it)
+
+_jit = numba.njit(cache=True, nogil=True, error_model="numpy")
+# Small helpers called in the hot loops are inlined into their callers, where numba can drop
+# the reference counting of the arrays passed (atomic, a large share of the day otherwise).
+_inline_jit = numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
 
 
 class StepOutputs(NamedTuple):
@@ -140,25 +148,33 @@ _MT_N = 624
 _MT_M = 397
 
 
-@_jit
-def _mt_twist(mt, b):
-    state = mt[b]
-    for i in range(_MT_N):
-        y = (state[i] & np.uint32(0x80000000)) | (state[(i + 1) % _MT_N] & np.uint32(0x7FFFFFFF))
-        value = state[(i + _MT_M) % _MT_N] ^ (y >> np.uint32(1))
-        if y & np.uint32(1):
-            value ^= np.uint32(0x9908B0DF)
-        state[i] = value
-    state[_MT_N] = 0
+def _genrand_base_state() -> np.ndarray:
+    """CPython's ``init_genrand(19650218)``, where every ``init_by_array`` starts."""
+    state = np.empty(_MT_N, np.uint32)
+    state[0] = 19650218
+    for i in range(1, _MT_N):
+        previous = int(state[i - 1])
+        state[i] = (1812433253 * (previous ^ (previous >> 30)) + i) & 0xFFFFFFFF
+    return state
 
 
-@_jit
+_MT_BASE = _genrand_base_state()
+
+
+@_inline_jit
 def _mt_next(mt, b):
-    """CPython's ``genrand_uint32``; ``mt[b, 624]`` is the position in the state."""
-    if mt[b, _MT_N] >= _MT_N:
-        _mt_twist(mt, b)
-    y = mt[b, mt[b, _MT_N]]
-    mt[b, _MT_N] += 1
+    """CPython's ``genrand_uint32``; ``mt[b, 624]`` is the position in the state. The twist
+    is done one word at a time as the words are drawn (a show draws far fewer than 624, so
+    most are never twisted): word i of the twist reads words i + 1 and i + 397, still old,
+    and word i - 227, already new, exactly as CPython's in-place loop."""
+    i = mt[b, _MT_N]
+    following = i + 1 if i + 1 < _MT_N else 0
+    ahead = i + _MT_M if i + _MT_M < _MT_N else i + _MT_M - _MT_N
+    y = (mt[b, i] & np.uint32(0x80000000)) | (mt[b, following] & np.uint32(0x7FFFFFFF))
+    y = mt[b, ahead] ^ (y >> np.uint32(1)) ^ ((np.uint32(0) - (y & np.uint32(1)))
+                                              & np.uint32(0x9908B0DF))
+    mt[b, i] = y
+    mt[b, _MT_N] = following
     y ^= y >> np.uint32(11)
     y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
     y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
@@ -169,44 +185,94 @@ def _mt_next(mt, b):
 @_jit
 def _mt_seed(mt, b, seed):
     """``random.Random(seed)`` for a seed 0 <= seed < 2**63: ``init_by_array`` of its 32-bit
-    words, least significant first (one word for seeds below 2**32)."""
+    words, least significant first (one word for seeds below 2**32), from ``_MT_BASE``; the
+    twist that CPython does before the first draw is left to :func:`_mt_next`."""
     state = mt[b]
-    state[0] = np.uint32(19650218)
-    for i in range(1, _MT_N):
-        previous = np.uint64(state[i - 1])
-        state[i] = np.uint32((np.uint64(1812433253) * (previous ^ (previous >> np.uint64(30)))
-                              + np.uint64(i)) & np.uint64(0xFFFFFFFF))
-    words = np.empty(2, np.uint64)
-    words[0] = np.uint64(seed) & np.uint64(0xFFFFFFFF)
-    words[1] = np.uint64(seed) >> np.uint64(32)
-    length = 2 if words[1] else 1
+    low = np.uint64(seed) & np.uint64(0xFFFFFFFF)
+    high = np.uint64(seed) >> np.uint64(32)
+    length = 2 if high else 1
+    mask = np.uint64(0xFFFFFFFF)
+    state[:_MT_N] = _MT_BASE
+    previous = np.uint64(state[0])  # state[i - 1], kept in a register
     i, j = 1, 0
-    for _ in range(max(_MT_N, length)):
-        previous = np.uint64(state[i - 1])
+    for _ in range(_MT_N):  # max(_MT_N, length) rounds
+        word = low if j == 0 else high
         mixed = (previous ^ (previous >> np.uint64(30))) * np.uint64(1664525)
-        state[i] = np.uint32(((np.uint64(state[i]) ^ mixed) + words[j] + np.uint64(j))
-                             & np.uint64(0xFFFFFFFF))
+        previous = ((np.uint64(state[i]) ^ mixed) + word + np.uint64(j)) & mask
+        state[i] = np.uint32(previous)
         i += 1
         j += 1
         if i >= _MT_N:
-            state[0] = state[_MT_N - 1]
+            state[0] = np.uint32(previous)
             i = 1
         if j >= length:
             j = 0
     for _ in range(_MT_N - 1):
-        previous = np.uint64(state[i - 1])
         mixed = (previous ^ (previous >> np.uint64(30))) * np.uint64(1566083941)
-        state[i] = np.uint32(((np.uint64(state[i]) ^ mixed) - np.uint64(i))
-                             & np.uint64(0xFFFFFFFF))
+        previous = ((np.uint64(state[i]) ^ mixed) - np.uint64(i)) & mask
+        state[i] = np.uint32(previous)
         i += 1
         if i >= _MT_N:
-            state[0] = state[_MT_N - 1]
+            state[0] = np.uint32(previous)
             i = 1
     state[0] = np.uint32(0x80000000)
-    state[_MT_N] = _MT_N
+    state[_MT_N] = 0
+
+
+SEED_LANES = 32  # shows seeded side by side by _mt_seed_many
 
 
 @_jit
+def _mt_seed_many(mt, shows, count, seeds, lanes):
+    """:func:`_mt_seed` of ``mt[shows[k]]`` with ``seeds[k]`` for k < count. As many shows at a
+    time as ``lanes`` has columns run their serial seeding chains side by side in it (uint64
+    scratch of shape (_MT_N + 3, lanes): word i of each show's state in row i, then the seed's
+    low and high words and the last word computed), so the processor overlaps the chains and
+    can vectorise them."""
+    mask = np.uint64(0xFFFFFFFF)
+    low, high, previous = _MT_N, _MT_N + 1, _MT_N + 2
+    for first in range(0, count, lanes.shape[1]):
+        width = min(lanes.shape[1], count - first)
+        for i in range(_MT_N):
+            for k in range(width):
+                lanes[i, k] = _MT_BASE[i]
+        for k in range(width):
+            lanes[low, k] = np.uint64(seeds[first + k]) & mask
+            lanes[high, k] = np.uint64(seeds[first + k]) >> np.uint64(32)
+            lanes[previous, k] = np.uint64(_MT_BASE[0])
+        for t in range(_MT_N):  # as _mt_seed's first loop: i = 1 .. 623, then 1 again
+            i = t % (_MT_N - 1) + 1
+            for k in range(width):
+                j = np.uint64(t & 1) if lanes[high, k] else np.uint64(0)
+                word = lanes[high, k] if j else lanes[low, k]
+                value = lanes[previous, k]
+                mixed = (value ^ (value >> np.uint64(30))) * np.uint64(1664525)
+                value = ((lanes[i, k] ^ mixed) + word + j) & mask
+                lanes[i, k] = value
+                lanes[previous, k] = value
+            if i == _MT_N - 1:
+                for k in range(width):
+                    lanes[0, k] = lanes[i, k]
+        for t in range(_MT_N - 1):  # the second loop: i = 2 .. 623, then 1
+            i = (t + 1) % (_MT_N - 1) + 1
+            for k in range(width):
+                value = lanes[previous, k]
+                mixed = (value ^ (value >> np.uint64(30))) * np.uint64(1566083941)
+                value = ((lanes[i, k] ^ mixed) - np.uint64(i)) & mask
+                lanes[i, k] = value
+                lanes[previous, k] = value
+            if i == _MT_N - 1:
+                for k in range(width):
+                    lanes[0, k] = lanes[i, k]
+        for k in range(width):
+            b = shows[first + k]
+            for i in range(1, _MT_N):
+                mt[b, i] = np.uint32(lanes[i, k])
+            mt[b, 0] = np.uint32(0x80000000)
+            mt[b, _MT_N] = 0
+
+
+@_inline_jit
 def _below(mt, b, n):
     """``random.Random._randbelow(n)``: ``getrandbits(n.bit_length())`` until below n."""
     bits = 0
@@ -258,9 +324,15 @@ def stream_seed(seed: int, show_number: int) -> int:
 @_jit
 def _deal(g, mt, b, seed, n, locs, characters, deck_size, unpleasant, end_window):
     """``ShowGame(config, seed)``: the same draws in the same order."""
+    _mt_seed(mt, b, seed)
+    _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_window)
+
+
+@_inline_jit
+def _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_window):
+    """:func:`_deal` once ``mt[b]`` is seeded."""
     row = g[b]
     row[:] = 0
-    _mt_seed(mt, b, seed)
     row[LEADER] = _below(mt, b, n)
     for seat in range(MAX_PLAYERS):
         row[CHARACTER + seat] = -1
@@ -323,7 +395,7 @@ def _deal(g, mt, b, seed, n, locs, characters, deck_size, unpleasant, end_window
 # -- holdings and queries -------------------------------------------------------------------------
 
 
-@_jit
+@_inline_jit
 def _remove(row, seat, token):
     base = HOLD + seat * MAX_TOKENS
     count = row[HOLD_N + seat]
@@ -335,58 +407,76 @@ def _remove(row, seat, token):
     row[HOLD_N + seat] = count - 1
 
 
-@_jit
+@_inline_jit
 def _append(row, seat, token):
     row[HOLD + seat * MAX_TOKENS + row[HOLD_N + seat]] = token
     row[HOLD_N + seat] += 1
 
 
-@_jit
+@_inline_jit
 def _transfer(row, token, giver, receiver):
     _remove(row, giver, token)
     _append(row, receiver, token)
     row[KNOWN + token] |= 1 << receiver
 
 
-@_jit
-def _holding(row, seat):
+@_inline_jit
+def _holding(row, seat, out):
+    """Copy the seat's holding into ``out`` (scratch, no allocation); returns its size."""
     base = HOLD + seat * MAX_TOKENS
-    return row[base:base + row[HOLD_N + seat]].astype(np.int64)
-
-
-@_jit
-def _food_value(tokens, count):
-    total = 0
+    count = row[HOLD_N + seat]
     for i in range(count):
+        out[i] = row[base + i]
+    return count
+
+
+@_inline_jit
+def _food_value(tokens, start, count):
+    total = 0
+    for i in range(start, start + count):
         if _CATEGORY[tokens[i]] != RAFT:
             total += _VALUE[tokens[i]]
     return total
 
 
-@_jit
-def _raft_sets_units(tokens, count, skip):
-    """(raft sets, leftover units) of ``tokens[:count]`` without the token ``skip``."""
+@_inline_jit
+def _sets_units(rope, log):
+    sets = min(rope, log)
+    return sets, rope + log - 2 * sets
+
+
+@_inline_jit
+def _rope_log(tokens, start, count, skip):
+    """(rope units, log units) of ``tokens[start:start + count]`` without the token ``skip``."""
     rope = 0
     log = 0
-    for i in range(count):
+    for i in range(start, start + count):
         token = tokens[i]
         if token != skip and _CATEGORY[token] == RAFT:
             if _RAFT_KIND[token] == 0:
                 rope += _VALUE[token]
             else:
                 log += _VALUE[token]
-    sets = min(rope, log)
-    return sets, rope + log - 2 * sets
+    return rope, log
+
+
+@_inline_jit
+def _raft_sets_units(tokens, start, count, skip):
+    """(raft sets, leftover units) of ``tokens[start:start + count]`` without the token
+    ``skip``."""
+    rope, log = _rope_log(tokens, start, count, skip)
+    return _sets_units(rope, log)
 
 
 @_jit
 def _ranking_key(row, seat):
-    holding = _holding(row, seat)
-    sets, leftover = _raft_sets_units(holding, len(holding), -1)
-    return sets, leftover, _food_value(holding, len(holding))
+    base = HOLD + seat * MAX_TOKENS
+    count = row[HOLD_N + seat]
+    sets, leftover = _raft_sets_units(row, base, count, -1)
+    return sets, leftover, _food_value(row, base, count)
 
 
-@_jit
+@_inline_jit
 def _playing_order(row, n, order):
     count = 0
     for i in range(n):
@@ -400,7 +490,7 @@ def _playing_order(row, n, order):
 # -- default decisions (S19, S21) -----------------------------------------------------------------
 
 
-@_jit
+@_inline_jit
 def _take(row, mt, b, taker, candidates, count):
     """``DefaultDecisions.take``: by category raft, chicken, fruit, can, coconut; the highest
     remembered value, else a seeded random one (in candidate order)."""
@@ -430,9 +520,11 @@ def _take(row, mt, b, taker, candidates, count):
 def _gift(row, giver):
     """``DefaultDecisions.gift``: the cheapest food, else the raft token whose loss leaves the
     best (sets, leftover units)."""
-    holding = _holding(row, giver)
+    base = HOLD + giver * MAX_TOKENS
+    count = row[HOLD_N + giver]
     best = -1
-    for token in holding:
+    for i in range(base, base + count):
+        token = np.int64(row[i])
         if _CATEGORY[token] != RAFT and (
                 best < 0 or _VALUE[token] < _VALUE[best]
                 or (_VALUE[token] == _VALUE[best]
@@ -441,42 +533,50 @@ def _gift(row, giver):
     if best >= 0:
         return best
     best_sets, best_left = -1, -1
-    for token in holding:
-        sets, left = _raft_sets_units(holding, len(holding), token)
+    for i in range(base, base + count):
+        token = np.int64(row[i])
+        sets, left = _raft_sets_units(row, base, count, token)
         if sets > best_sets or (sets == best_sets and left > best_left):
             best, best_sets, best_left = token, sets, left
     return best
 
 
 @_jit
-def _ninja_hide(row, ninja, hidden):
+def _ninja_hide(row, ninja, hidden, start, tokens):
     """``DefaultDecisions.ninja_hide``: the pair (or fewer) of own tokens maximising (sets,
-    units, food value) of the hidden tokens alone; ties to the lowest ids. Returns the count."""
-    holding = np.sort(_holding(row, ninja))
-    count = len(holding)
+    units, food value) of the hidden tokens alone, written to ``hidden[start:]``; ties to the
+    lowest ids. Returns the count. ``tokens``: scratch of MAX_TOKENS + 2."""
+    count = _holding(row, ninja, tokens)
+    for i in range(1, count):  # insertion sort by id
+        token = tokens[i]
+        j = i
+        while j > 0 and tokens[j - 1] > token:
+            tokens[j] = tokens[j - 1]
+            j -= 1
+        tokens[j] = token
     if count <= 1:
         for i in range(count):
-            hidden[i] = holding[i]
+            hidden[start + i] = tokens[i]
         return count
     best = (-1, -1, -1)
-    pair = np.empty(2, np.int64)
+    pair = count  # the pair under test sits after the holding
     for i in range(count):
         for j in range(i + 1, count):
-            pair[0] = holding[i]
-            pair[1] = holding[j]
-            sets, left = _raft_sets_units(pair, 2, -1)
-            key = (sets, 2 * sets + left, _food_value(pair, 2))
+            tokens[pair] = tokens[i]
+            tokens[pair + 1] = tokens[j]
+            sets, left = _raft_sets_units(tokens, pair, 2, -1)
+            key = (sets, 2 * sets + left, _food_value(tokens, pair, 2))
             if key > best:
                 best = key
-                hidden[0] = holding[i]
-                hidden[1] = holding[j]
+                hidden[start] = tokens[i]
+                hidden[start + 1] = tokens[j]
     return 2
 
 
-@_jit
+@_inline_jit
 def _supper(row, player, meal, work):
     """``DefaultDecisions.supper`` into ``meal``; returns the number of tokens. ``work`` is
-    scratch space of at least 5 * MAX_TOKENS + 16 ints (no allocation on this hot path)."""
+    scratch space of at least WORK_SIZE ints (no allocation on this hot path)."""
     # work[v * MAX_TOKENS + i]: food tokens of value v (1..4), ordered by (supper rank, id);
     # sizes at work[5 * MAX_TOKENS + v].
     sizes = 5 * MAX_TOKENS
@@ -556,7 +656,7 @@ def _draw_coconuts(row, players, count_players, each):
             row[KNOWN + token] |= 1 << p
 
 
-@_jit
+@_inline_jit
 def _gather(row, loc, kind, player, quota, drawn):
     """Draw up to ``quota`` tokens (a specialist one more, then returns one to the bottom:
     S20, S21f) into ``drawn``; returns how many were kept."""
@@ -570,14 +670,17 @@ def _gather(row, loc, kind, player, quota, drawn):
         row[KNOWN + drawn[i]] |= 1 << player
     if count > quota:
         rejected = drawn[0]
-        if _CATEGORY[drawn[0]] == RAFT:
-            holding = _holding(row, player)
-            together = np.empty(len(holding) + count, np.int64)
-            together[:len(holding)] = holding
-            together[len(holding):] = drawn[:count]
+        if _CATEGORY[drawn[0]] == RAFT:  # the units of holding and draw without drawn[i]
+            rope, log = _rope_log(row, HOLD + player * MAX_TOKENS, row[HOLD_N + player], -1)
+            drawn_rope, drawn_log = _rope_log(drawn, 0, count, -1)
+            rope += drawn_rope
+            log += drawn_log
             best_sets, best_units = -1, -1
             for i in range(count):
-                sets, left = _raft_sets_units(together, len(together), drawn[i])
+                if _RAFT_KIND[drawn[i]] == 0:
+                    sets, left = _sets_units(rope - _VALUE[drawn[i]], log)
+                else:
+                    sets, left = _sets_units(rope, log - _VALUE[drawn[i]])
                 if sets > best_sets or (sets == best_sets and 2 * sets + left > best_units):
                     rejected, best_sets, best_units = drawn[i], sets, 2 * sets + left
         else:
@@ -600,17 +703,15 @@ def _gather(row, loc, kind, player, quota, drawn):
 
 
 @_jit
-def _catch(row, mt, b, guards, num_guards, thieves, num_thieves):
-    """Guards take from caught thieves (S11); a Ninja hides 2 tokens first (S20, S21i)."""
-    hidden = np.empty(4, np.int64)
+def _catch(row, mt, b, guards, num_guards, thieves, num_thieves, spare, tokens):
+    """Guards take from caught thieves (S11); a Ninja hides 2 tokens first (S20, S21i).
+    Scratch: ``spare`` holds the candidates, then the hidden tokens (from MAX_TOKENS)."""
+    hidden = MAX_TOKENS
     num_hidden = 0
-    pair = np.empty(2, np.int64)
     for t in range(num_thieves):
         if row[CHARACTER + thieves[t]] == NINJA:
-            for i in range(_ninja_hide(row, thieves[t], pair)):
-                hidden[num_hidden] = pair[i]
-                num_hidden += 1
-    candidates = np.empty(MAX_TOKENS, np.int64)
+            num_hidden += _ninja_hide(row, thieves[t], spare, hidden + num_hidden, tokens)
+    candidates = spare
     if num_guards == 1:
         for t in range(num_thieves):
             for _ in range(2 if num_thieves == 1 else 1):
@@ -637,13 +738,14 @@ def _catch(row, mt, b, guards, num_guards, thieves, num_thieves):
 
 @_jit
 def _takeable(row, thief, hidden, num_hidden, out):
+    """The thief's tokens not hidden (``out[hidden:hidden + num_hidden]``) into ``out``."""
     count = 0
     base = HOLD + thief * MAX_TOKENS
     for i in range(row[HOLD_N + thief]):
         token = row[base + i]
         shown = True
-        for h in range(num_hidden):
-            if hidden[h] == token:
+        for h in range(hidden, hidden + num_hidden):
+            if out[h] == token:
                 shown = False
         if shown:
             out[count] = token
@@ -652,7 +754,7 @@ def _takeable(row, thief, hidden, num_hidden, out):
 
 
 @_jit
-def _gifts(row, mt, b, givers, num_givers, guards, num_guards):
+def _gifts(row, mt, b, givers, num_givers, guards, num_guards, tokens):
     """Each giver hands one token to a guard (S11, S12); Arnold picks it (S20)."""
     for i in range(num_givers):
         giver = givers[i]
@@ -662,19 +764,19 @@ def _gifts(row, mt, b, givers, num_givers, guards, num_guards):
         if num_guards == 2 and row[HOLD_N + guards[1]] < row[HOLD_N + guards[0]]:
             guard = guards[1]  # pick_guard: fewer tokens, then playing order
         if row[CHARACTER + guard] == ARNOLD:
-            holding = _holding(row, giver)
-            token = _take(row, mt, b, guard, holding, len(holding))
+            count = _holding(row, giver, tokens)
+            token = _take(row, mt, b, guard, tokens, count)
         else:
             token = _gift(row, giver)
         _transfer(row, token, giver, guard)
 
 
 @_jit
-def _campsite_theft(row, mt, b, thief, amount, order, count_order):
+def _campsite_theft(row, mt, b, thief, amount, order, count_order, spare, tokens):
     """``DefaultDecisions.campsite_theft``: rob the living player with the most raft tokens
     (then most tokens, then playing order), then the next; no coconuts (S12, S21b)."""
-    victims = np.empty(count_order, np.int64)
-    keys = np.empty(count_order, np.int64)
+    victims, keys = 0, MAX_PLAYERS  # offsets into the scratch ``spare``
+    stolen, owners = 2 * MAX_PLAYERS, 3 * MAX_PLAYERS
     count = 0
     for position in range(count_order):
         p = order[position]
@@ -684,20 +786,24 @@ def _campsite_theft(row, mt, b, thief, amount, order, count_order):
         base = HOLD + p * MAX_TOKENS
         for i in range(row[HOLD_N + p]):
             rafts += _CATEGORY[row[base + i]] == RAFT
-        victims[count] = p
-        keys[count] = -rafts * 1000000 - row[HOLD_N + p] * 100 + position
+        key = -rafts * 1000000 - row[HOLD_N + p] * 100 + position  # distinct keys
+        j = count
+        while j > 0 and spare[keys + j - 1] > key:  # insertion sort by key
+            spare[keys + j] = spare[keys + j - 1]
+            spare[victims + j] = spare[victims + j - 1]
+            j -= 1
+        spare[keys + j] = key
+        spare[victims + j] = p
         count += 1
-    ranked = victims[:count][np.argsort(keys[:count])]
-    stolen = np.empty(amount, np.int64)
-    owners = np.empty(amount, np.int64)
     num_stolen = 0
-    for victim in ranked:
-        candidates = _holding(row, victim)
-        left = len(candidates)
+    candidates = tokens
+    for v in range(count):
+        victim = spare[victims + v]
+        left = _holding(row, victim, candidates)
         while left and num_stolen < amount:
             token = _take(row, mt, b, thief, candidates, left)
-            stolen[num_stolen] = token
-            owners[num_stolen] = victim
+            spare[stolen + num_stolen] = token
+            spare[owners + num_stolen] = victim
             num_stolen += 1
             i = 0
             while candidates[i] != token:
@@ -708,13 +814,13 @@ def _campsite_theft(row, mt, b, thief, amount, order, count_order):
         if num_stolen == amount:
             break
     for i in range(num_stolen):
-        _transfer(row, stolen[i], owners[i], thief)
+        _transfer(row, spare[stolen + i], spare[owners + i], thief)
 
 
-@_jit
-def _resolve_campsite(row, mt, b, order, count_order, choices):
-    thieves = np.empty(MAX_PLAYERS, np.int64)
-    guards = np.empty(MAX_PLAYERS, np.int64)
+@_inline_jit
+def _resolve_campsite(row, mt, b, order, count_order, choices, work, spare, tokens):
+    thieves = work[0:MAX_PLAYERS]
+    guards = work[MAX_PLAYERS:2 * MAX_PLAYERS]
     num_thieves = 0
     num_guards = 0
     for i in range(count_order):
@@ -730,8 +836,8 @@ def _resolve_campsite(row, mt, b, order, count_order, choices):
     if num_guards > 2:
         num_guards = 0
     if num_thieves and num_guards:
-        _catch(row, mt, b, guards, num_guards, thieves, num_thieves)
-        givers = np.empty(MAX_PLAYERS, np.int64)
+        _catch(row, mt, b, guards, num_guards, thieves, num_thieves, spare, tokens)
+        givers = work[2 * MAX_PLAYERS:3 * MAX_PLAYERS]
         num_givers = 0
         for i in range(count_order):
             p = order[i]
@@ -743,52 +849,55 @@ def _resolve_campsite(row, mt, b, order, count_order, choices):
             if not involved:
                 givers[num_givers] = p
                 num_givers += 1
-        _gifts(row, mt, b, givers, num_givers, guards, num_guards)
+        _gifts(row, mt, b, givers, num_givers, guards, num_guards, tokens)
     elif num_thieves:
         for t in range(num_thieves):
             _campsite_theft(row, mt, b, thieves[t], 2 if num_thieves == 1 else 1, order,
-                            count_order)
+                            count_order, spare, tokens)
     elif num_guards:
         _draw_coconuts(row, guards, num_guards, 2 if num_guards == 1 else 1)
 
 
-@_jit
-def _resolve_location(row, mt, b, loc, order, count_order, choices, work):
+@_inline_jit
+def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare, tokens):
     """One location's day (S7-S11); ``work``: scratch of at least 64 + MAX_TOKENS ints."""
-    groups = work[0:NUM_ACTIONS]
-    groups[:] = 0
     here = 0
+    for i in range(count_order):
+        here += choices[order[i]] // NUM_ACTIONS == loc
+    if not here:
+        return
+    # work[groups + act]: players here by act; then the tokens gathered here today and their
+    # holders (at most 2 kept per gatherer), and who gathered (offsets, no array views).
+    groups, loot, owners, present = 0, 8, 24, 40
+    for act in range(NUM_ACTIONS):
+        work[groups + act] = 0
+    for seat in range(MAX_PLAYERS):
+        work[present + seat] = 0
     for i in range(count_order):
         p = order[i]
         if choices[p] // NUM_ACTIONS == loc:
-            groups[choices[p] % NUM_ACTIONS] += 1
-            here += 1
-    if not here:
-        return
-    # Tokens gathered here today and their holders (at most 2 kept per gatherer).
-    loot = work[8:24]
-    owners = work[24:40]
+            work[groups + choices[p] % NUM_ACTIONS] += 1
     num_loot = 0
-    present = work[40:46]
-    present[:] = 0
     drawn = work[46:50]
     for i in range(count_order):  # S7: gatherers draw in playing order
         p = order[i]
         if choices[p] // NUM_ACTIONS != loc:
             continue
         kind = choices[p] % NUM_ACTIONS
-        if kind >= THIEF or not 1 <= groups[kind] <= 2:
+        if kind >= THIEF or not 1 <= work[groups + kind] <= 2:
             continue
-        kept = _gather(row, loc, kind, p, 2 if groups[kind] == 1 else 1, drawn)
+        kept = _gather(row, loc, kind, p, 2 if work[groups + kind] == 1 else 1, drawn)
         for j in range(kept):
-            loot[num_loot] = drawn[j]
-            owners[num_loot] = p
+            work[loot + num_loot] = drawn[j]
+            work[owners + num_loot] = p
             num_loot += 1
-            present[p] = 1
+            work[present + p] = 1
+    num_thieves = work[groups + THIEF] if work[groups + THIEF] <= 2 else 0
+    num_guards = work[groups + GUARD] if work[groups + GUARD] <= 2 else 0
+    if not num_thieves and not num_guards:
+        return
     thieves = work[50:52]
     guards = work[52:54]
-    num_thieves = groups[THIEF] if groups[THIEF] <= 2 else 0
-    num_guards = groups[GUARD] if groups[GUARD] <= 2 else 0
     t = 0
     d = 0
     for i in range(count_order):
@@ -800,14 +909,14 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work):
             guards[d] = p
             d += 1
     if num_thieves and num_guards:
-        _catch(row, mt, b, guards, num_guards, thieves, num_thieves)
+        _catch(row, mt, b, guards, num_guards, thieves, num_thieves, spare, tokens)
         givers = work[54:60]
         num_givers = 0
         for i in range(count_order):
-            if present[order[i]]:
+            if work[present + order[i]]:
                 givers[num_givers] = order[i]
                 num_givers += 1
-        _gifts(row, mt, b, givers, num_givers, guards, num_guards)
+        _gifts(row, mt, b, givers, num_givers, guards, num_guards, tokens)
     elif num_thieves:
         if not num_loot:
             _draw_coconuts(row, thieves, num_thieves, 2 if num_thieves == 1 else 1)  # S10
@@ -819,7 +928,7 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work):
             base = HOLD + p * MAX_TOKENS
             for j in range(row[HOLD_N + p]):
                 for k in range(num_loot):
-                    if loot[k] == row[base + j]:
+                    if work[loot + k] == row[base + j]:
                         remaining[left] = row[base + j]
                         left += 1
         turn = 0
@@ -834,16 +943,16 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work):
                 remaining[j] = remaining[j + 1]
             left -= 1
             k = 0
-            while loot[k] != token:
+            while work[loot + k] != token:
                 k += 1
-            _transfer(row, token, owners[k], thief)
+            _transfer(row, token, work[owners + k], thief)
             turn += 1
     elif num_guards:
         _draw_coconuts(row, guards, num_guards, 2 if num_guards == 1 else 1)  # S11
 
 
-@_jit
-def _event(row, mt, b, order, count_order, locs):
+@_inline_jit
+def _event(row, mt, b, order, count_order, locs, tokens):
     if row[DECK_N] == 0:
         return END_CARD  # S14, S21c: an empty deck ends the show
     row[DECK_N] -= 1
@@ -861,8 +970,8 @@ def _event(row, mt, b, order, count_order, locs):
             for _ in range(size):
                 if row[HOLD_N + victim] == 0:
                     break
-                holding = _holding(row, victim)
-                token = _take(row, mt, b, remover, holding, len(holding))
+                count = _holding(row, victim, tokens)
+                token = _take(row, mt, b, remover, tokens, count)
                 row[KNOWN + token] |= 1 << remover  # S21g
                 _remove(row, victim, token)
     return card
@@ -877,12 +986,13 @@ def _finish_keys(row, seat, keys_out):
 
 
 @_jit
-def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out):
+def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out, order, work, spare, tokens):
     """One day (S6-S16) from each living seat's action (5 * location + act). Returns the end
     condition (0, 1, 2 for A, B, C) or -1 while the show goes on; ``keys_out`` and
-    ``winners_out`` get the final ranking keys (-1 rows for seats without one) and winners."""
+    ``winners_out`` get the final ranking keys (-1 rows for seats without one) and winners.
+    Scratch (int64): ``order`` MAX_PLAYERS, ``work`` WORK_SIZE, ``spare`` SPARE_SIZE,
+    ``tokens`` MAX_TOKENS + 4."""
     row[DAY] += 1
-    order = np.empty(MAX_PLAYERS, np.int64)
     count_order = _playing_order(row, n, order)
     for seat in range(n):
         if row[ALIVE + seat]:
@@ -891,11 +1001,10 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out):
         else:
             row[LAST_LOC + seat] = -1
             row[LAST_ACT + seat] = -1
-    _resolve_campsite(row, mt, b, order, count_order, choices)  # S7
-    work = np.empty(5 * MAX_TOKENS + 16, np.int64)
+    _resolve_campsite(row, mt, b, order, count_order, choices, work, spare, tokens)  # S7
     for loc in range(1, locs):
-        _resolve_location(row, mt, b, loc, order, count_order, choices, work)
-    card = _event(row, mt, b, order, count_order, locs)
+        _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare, tokens)
+    card = _event(row, mt, b, order, count_order, locs, tokens)
     row[LAST_EVENT] = card
     keys_out[:] = -1
     winners_out[:] = False
@@ -905,14 +1014,14 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out):
             _finish_keys(row, order[i], keys_out)
         condition = 0
     else:
-        starving = np.zeros(MAX_PLAYERS, np.bool_)
-        meal = np.empty(4, np.int64)
+        starving = spare  # flags by seat
+        starving[:MAX_PLAYERS] = 0
+        meal = tokens
         everyone = (1 << n) - 1
         for i in range(count_order):
             p = order[i]
-            base = HOLD + p * MAX_TOKENS
-            if _food_value(row[base:base + row[HOLD_N + p]], row[HOLD_N + p]) < 4:
-                starving[p] = True
+            if _food_value(row, HOLD + p * MAX_TOKENS, row[HOLD_N + p]) < 4:
+                starving[p] = 1
                 continue
             for j in range(_supper(row, p, meal, work)):
                 row[KNOWN + meal[j]] = everyone  # S18, S21h
@@ -958,8 +1067,8 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out):
 # -- observations ---------------------------------------------------------------------------------
 
 
-@_jit
-def _observe(row, n, tables, gather, flat, out, masks, legal):
+@_inline_jit
+def _observe(row, n, tables, gather, flat, order, out, masks, legal):
     """Every seat's observation and mask of one show (``ShowParallelEnv._observe_all``)."""
     own_column, unit_column, public_column, known_field, offsets = tables
     own_base, counts_base, alive_base = offsets[0], offsets[1], offsets[2]
@@ -978,11 +1087,14 @@ def _observe(row, n, tables, gather, flat, out, masks, legal):
                 flat[own + unit_column[token]] += _VALUE[token]
             flat[counts + public_column[token]] += 1
             others = row[KNOWN + token] & ~(1 << holder)
-            for observer in range(n):
-                if others >> observer & 1:
+            observer = 0
+            while others:  # the other players who remember this token
+                if others & 1:
                     cell = known_base + 11 * (observer * n + holder)
                     flat[cell + public_column[token]] += 1
                     flat[cell + known_field[token]] += _VALUE[token]
+                others >>= 1
+                observer += 1
     flat[leader_base + row[LEADER]] = 1.0
     for seat in range(n):
         flat[alive_base + seat] = row[ALIVE + seat]
@@ -991,7 +1103,6 @@ def _observe(row, n, tables, gather, flat, out, masks, legal):
             flat[choices_base + 9 * seat + row[LAST_LOC + seat]] = 1.0
             flat[choices_base + 9 * seat + 4 + row[LAST_ACT + seat]] = 1.0
         flat[character_base + 7 * seat + 1 + row[CHARACTER + seat]] = 1.0
-    order = np.empty(MAX_PLAYERS, np.int64)
     for position in range(_playing_order(row, n, order)):
         flat[order_base + order[position]] = position
     flat[shared] = row[DAY]
@@ -1016,9 +1127,10 @@ def _observe(row, n, tables, gather, flat, out, masks, legal):
 @_jit
 def _reset_all(g, mt, seeds, n, locs, options, tables, gather, legal, observations, masks):
     flat = np.zeros(tables[4][-1] + 22, np.float32)
+    order = np.empty(MAX_PLAYERS, np.int64)
     for b in range(len(g)):
         _deal(g, mt, b, seeds[b], n, locs, options[0], options[1], options[2], options[3])
-        _observe(g[b], n, tables, gather, flat, observations[b], masks[b], legal)
+        _observe(g[b], n, tables, gather, flat, order, observations[b], masks[b], legal)
 
 
 @_jit
@@ -1032,11 +1144,21 @@ def _step_all(g, mt, actions, n, locs, options, tables, gather, legal, seeds, sh
               final_masks, winners, end_condition, ranking_keys, days):
     flat = np.zeros(tables[4][-1] + 22, np.float32)
     was_alive = np.zeros(MAX_PLAYERS, np.bool_)
+    changes = np.zeros(MAX_PLAYERS)
+    order = np.empty(MAX_PLAYERS, np.int64)
+    work = np.empty(WORK_SIZE, np.int64)
+    spare = np.empty(SPARE_SIZE, np.int64)
+    tokens = np.empty(TOKENS_SIZE, np.int64)
+    ended_shows = np.empty(len(g), np.int64)
+    ended_seeds = np.empty(len(g), np.int64)
+    seed_lanes = np.empty((_MT_N + 3, min(SEED_LANES, len(g))), np.uint64)
+    num_ended = 0
     for b in range(len(g)):
         row = g[b]
         for seat in range(n):
             was_alive[seat] = row[ALIVE + seat] == 1
-        condition = _play_day(row, mt, b, actions[b], n, locs, ranking_keys[b], winners[b])
+        condition = _play_day(row, mt, b, actions[b], n, locs, ranking_keys[b], winners[b],
+                              order, work, spare, tokens)
         ended = condition >= 0
         done[b] = ended
         rewards[b] = 0.0
@@ -1052,7 +1174,7 @@ def _step_all(g, mt, actions, n, locs, options, tables, gather, legal, seeds, sh
         if shaped:
             total = 0.0
             acting = 0
-            changes = np.zeros(MAX_PLAYERS)
+            changes[:] = 0.0
             for seat in range(n):
                 if was_alive[seat]:
                     sets = _ranking_key(row, seat)[0] if row[ALIVE + seat] else 0
@@ -1066,22 +1188,43 @@ def _step_all(g, mt, actions, n, locs, options, tables, gather, legal, seeds, sh
         if ended:
             end_condition[b] = condition
             days[b] = row[DAY]
-            _observe(row, n, tables, gather, flat, final_observations[b], final_masks[b], legal)
+            _observe(row, n, tables, gather, flat, order, final_observations[b], final_masks[b],
+                     legal)
             shows_played[b] += 1
-            _deal(g, mt, b, _stream_seed(seeds[b], shows_played[b]), n, locs, options[0],
-                  options[1], options[2], options[3])
-        _observe(row, n, tables, gather, flat, observations[b], masks[b], legal)
+            ended_shows[num_ended] = b
+            ended_seeds[num_ended] = _stream_seed(seeds[b], shows_played[b])
+            num_ended += 1
+        else:
+            _observe(row, n, tables, gather, flat, order, observations[b], masks[b], legal)
+    # The next shows of the ended ones, seeded together (interleaved chains), then dealt.
+    _mt_seed_many(mt, ended_shows, num_ended, ended_seeds, seed_lanes)
+    for k in range(num_ended):
+        b = ended_shows[k]
+        _deal_seeded(g, mt, b, n, locs, options[0], options[1], options[2], options[3])
+        _observe(g[b], n, tables, gather, flat, order, observations[b], masks[b], legal)
 
 
 @_jit
 def _restart(g, mt, shows, n, locs, options, tables, gather, legal, seeds, shows_played,
              observations, masks):
     flat = np.zeros(tables[4][-1] + 22, np.float32)
+    order = np.empty(MAX_PLAYERS, np.int64)
     for b in shows:
         shows_played[b] += 1
         _deal(g, mt, b, _stream_seed(seeds[b], shows_played[b]), n, locs, options[0],
               options[1], options[2], options[3])
-        _observe(g[b], n, tables, gather, flat, observations[b], masks[b], legal)
+        _observe(g[b], n, tables, gather, flat, order, observations[b], masks[b], legal)
+
+
+@_jit
+def _first_illegal(g, actions, num_legal):
+    """(show, seat) of the first living seat whose action is outside 0 .. num_legal - 1, or
+    (-1, -1)."""
+    for b in range(actions.shape[0]):
+        for seat in range(actions.shape[1]):
+            if g[b, ALIVE + seat] and not 0 <= actions[b, seat] < num_legal:
+                return b, seat
+    return -1, -1
 
 
 def observation_size(num_players: int) -> int:
@@ -1188,9 +1331,8 @@ class BatchedShow:
                 f"actions must be ints of shape ({self.batch_size}, {self.num_players}), got "
                 f"shape {actions.shape} dtype {actions.dtype}")
         actions = actions.astype(np.int64, copy=False)
-        bad = self.alive & ((actions < 0) | (actions >= self.num_legal))
-        if bad.any():
-            show, seat = map(int, np.argwhere(bad)[0])
+        show, seat = _first_illegal(self.games, actions, self.num_legal)
+        if show >= 0:
             raise IllegalActionError(
                 f"show {show}, player_{seat}: action {int(actions[show, seat])} is not legal; "
                 f"legal actions are 0..{self.num_legal - 1}")
