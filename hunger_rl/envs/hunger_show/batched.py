@@ -113,9 +113,6 @@ SPARE_SIZE = MAX_TOKENS + 4  # a catch's candidates and hidden tokens, a theft's
 TOKENS_SIZE = MAX_TOKENS + 4  # a copy of one holding (and a pair after it)
 
 _jit = numba.njit(cache=True, nogil=True, error_model="numpy")
-# Small helpers called in the hot loops are inlined into their callers, where numba can drop
-# the reference counting of the arrays passed (atomic, a large share of the day otherwise).
-_inline_jit = numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")
 
 
 class StepOutputs(NamedTuple):
@@ -161,7 +158,7 @@ def _genrand_base_state() -> np.ndarray:
 _MT_BASE = _genrand_base_state()
 
 
-@_inline_jit
+@_jit
 def _mt_next(mt, b):
     """CPython's ``genrand_uint32``; ``mt[b, 624]`` is the position in the state. The twist
     is done one word at a time as the words are drawn (a show draws far fewer than 624, so
@@ -272,7 +269,7 @@ def _mt_seed_many(mt, shows, count, seeds, lanes):
             mt[b, _MT_N] = 0
 
 
-@_inline_jit
+@_jit
 def _below(mt, b, n):
     """``random.Random._randbelow(n)``: ``getrandbits(n.bit_length())`` until below n."""
     bits = 0
@@ -328,7 +325,7 @@ def _deal(g, mt, b, seed, n, locs, characters, deck_size, unpleasant, end_window
     _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_window)
 
 
-@_inline_jit
+@_jit
 def _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_window):
     """:func:`_deal` once ``mt[b]`` is seeded."""
     row = g[b]
@@ -395,7 +392,7 @@ def _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_windo
 # -- holdings and queries -------------------------------------------------------------------------
 
 
-@_inline_jit
+@_jit
 def _remove(row, seat, token):
     base = HOLD + seat * MAX_TOKENS
     count = row[HOLD_N + seat]
@@ -407,20 +404,20 @@ def _remove(row, seat, token):
     row[HOLD_N + seat] = count - 1
 
 
-@_inline_jit
+@_jit
 def _append(row, seat, token):
     row[HOLD + seat * MAX_TOKENS + row[HOLD_N + seat]] = token
     row[HOLD_N + seat] += 1
 
 
-@_inline_jit
+@_jit
 def _transfer(row, token, giver, receiver):
     _remove(row, giver, token)
     _append(row, receiver, token)
     row[KNOWN + token] |= 1 << receiver
 
 
-@_inline_jit
+@_jit
 def _holding(row, seat, out):
     """Copy the seat's holding into ``out`` (scratch, no allocation); returns its size."""
     base = HOLD + seat * MAX_TOKENS
@@ -430,7 +427,7 @@ def _holding(row, seat, out):
     return count
 
 
-@_inline_jit
+@_jit
 def _food_value(tokens, start, count):
     total = 0
     for i in range(start, start + count):
@@ -439,13 +436,13 @@ def _food_value(tokens, start, count):
     return total
 
 
-@_inline_jit
+@_jit
 def _sets_units(rope, log):
     sets = min(rope, log)
     return sets, rope + log - 2 * sets
 
 
-@_inline_jit
+@_jit
 def _rope_log(tokens, start, count, skip):
     """(rope units, log units) of ``tokens[start:start + count]`` without the token ``skip``."""
     rope = 0
@@ -460,7 +457,7 @@ def _rope_log(tokens, start, count, skip):
     return rope, log
 
 
-@_inline_jit
+@_jit
 def _raft_sets_units(tokens, start, count, skip):
     """(raft sets, leftover units) of ``tokens[start:start + count]`` without the token
     ``skip``."""
@@ -476,7 +473,7 @@ def _ranking_key(row, seat):
     return sets, leftover, _food_value(row, base, count)
 
 
-@_inline_jit
+@_jit
 def _playing_order(row, n, order):
     count = 0
     for i in range(n):
@@ -490,7 +487,7 @@ def _playing_order(row, n, order):
 # -- default decisions (S19, S21) -----------------------------------------------------------------
 
 
-@_inline_jit
+@_jit
 def _take(row, mt, b, taker, candidates, count):
     """``DefaultDecisions.take``: by category raft, chicken, fruit, can, coconut; the highest
     remembered value, else a seeded random one (in candidate order)."""
@@ -573,7 +570,7 @@ def _ninja_hide(row, ninja, hidden, start, tokens):
     return 2
 
 
-@_inline_jit
+@_jit
 def _supper(row, player, meal, work):
     """``DefaultDecisions.supper`` into ``meal``; returns the number of tokens. ``work`` is
     scratch space of at least WORK_SIZE ints (no allocation on this hot path)."""
@@ -656,7 +653,7 @@ def _draw_coconuts(row, players, count_players, each):
             row[KNOWN + token] |= 1 << p
 
 
-@_inline_jit
+@_jit
 def _gather(row, loc, kind, player, quota, drawn):
     """Draw up to ``quota`` tokens (a specialist one more, then returns one to the bottom:
     S20, S21f) into ``drawn``; returns how many were kept."""
@@ -817,7 +814,7 @@ def _campsite_theft(row, mt, b, thief, amount, order, count_order, spare, tokens
         _transfer(row, spare[stolen + i], spare[owners + i], thief)
 
 
-@_inline_jit
+@_jit
 def _resolve_campsite(row, mt, b, order, count_order, choices, work, spare, tokens):
     thieves = work[0:MAX_PLAYERS]
     guards = work[MAX_PLAYERS:2 * MAX_PLAYERS]
@@ -858,7 +855,7 @@ def _resolve_campsite(row, mt, b, order, count_order, choices, work, spare, toke
         _draw_coconuts(row, guards, num_guards, 2 if num_guards == 1 else 1)
 
 
-@_inline_jit
+@_jit
 def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare, tokens):
     """One location's day (S7-S11); ``work``: scratch of at least 64 + MAX_TOKENS ints."""
     here = 0
@@ -951,7 +948,7 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare,
         _draw_coconuts(row, guards, num_guards, 2 if num_guards == 1 else 1)  # S11
 
 
-@_inline_jit
+@_jit
 def _event(row, mt, b, order, count_order, locs, tokens):
     if row[DECK_N] == 0:
         return END_CARD  # S14, S21c: an empty deck ends the show
@@ -1067,7 +1064,7 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out, order, work, 
 # -- observations ---------------------------------------------------------------------------------
 
 
-@_inline_jit
+@_jit
 def _observe(row, n, tables, gather, flat, order, out, masks, legal):
     """Every seat's observation and mask of one show (``ShowParallelEnv._observe_all``)."""
     own_column, unit_column, public_column, known_field, offsets = tables
