@@ -2,8 +2,9 @@
 
 The tests that need Ray skip cleanly without the ``rllib`` extra; the end-to-end runs train each
 game for two iterations on a local Ray instance with 2 env runners. Each start of Ray costs many
-seconds of both cores, so the default suite runs one of them (Hungry); the HUNGER run and the
-snapshot check are ``slow`` (``make test-rllib`` runs the whole file).
+seconds of both cores, so the end-to-end runs and the snapshot check are ``slow``
+(``make test-rllib`` runs the whole file); the default suite keeps the checks that start no
+Ray instance (adapters, masked module export, lineup, config).
 """
 
 import importlib.util
@@ -238,7 +239,8 @@ def test_frozen_snapshots_survive_training_and_weight_syncs(local_ray):
 
 
 @needs_ray
-@pytest.mark.parametrize("game", ["hungry", pytest.param("hunger_show", marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["hungry", "hunger_show"])
 def test_rllib_training_respects_masks_and_writes_an_evaluable_policy(game, tmp_path):
     out = tmp_path / "run"
     path = tmp_path / "config.yaml"
