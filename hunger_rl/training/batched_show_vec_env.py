@@ -154,3 +154,10 @@ class BatchedShowVecEnv(WholeBatchVecEnv):
         if self.encode is None:
             return observations.copy()
         return np.asarray(self.encode(observations), dtype=np.float32)
+
+
+def batched_vec_env_from_config(config: Any, encoder: Any) -> BatchedShowVecEnv:
+    """HUNGER's batched training env for a ``TrainConfig`` with ``env.batched``."""
+    return BatchedShowVecEnv(
+        config.env.n_envs, config.num_players, config.opponents.weights, seed=config.seed,
+        encode=encoder.batch, encoded_size=encoder.size, **config.game_options)

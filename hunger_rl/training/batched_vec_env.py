@@ -261,5 +261,13 @@ def make_batched_vec_env(num_envs: int, opponent_weights: Mapping[str, float],
     return parts[0] if len(parts) == 1 else JoinedVecEnv(parts)
 
 
+def batched_vec_env_from_config(config: Any, encoder: Any) -> WholeBatchVecEnv:
+    """Hungry's batched training env for a ``TrainConfig`` with ``env.batched``."""
+    return make_batched_vec_env(
+        config.env.n_envs, config.opponents.weights, seed=config.seed,
+        num_players=config.num_players, encode=encoder.batch, encoded_size=encoder.size,
+        margin_shaping=config.env.margin_shaping, **config.game_options)
+
+
 def _part_seed(seed: int | None, index: int) -> int | None:
     return None if seed is None else seed + PART_SEED_SPACING * index

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,8 @@ class TrainingGame:
     single_agent_views: Mapping[str, str]
     # The opponents the game's batched training env (``env.batched``) plays itself.
     batched_opponents: tuple[str, ...]
+    # "module:function" building that env from a training config and the game's encoder.
+    batched_vec_env: str
     # The endgame head (``network.endgame_head``, ``endgame.positions``), fitted on Hungry's
     # empty-deck positions.
     endgame_head: bool = False
@@ -37,6 +40,12 @@ class TrainingGame:
         module, _, name = self.single_agent_views[api].partition(":")
         return getattr(importlib.import_module(module), name)
 
+    def make_batched_vec_env(self, config: Any, encoder: Any) -> Any:
+        """The batched training env (``env.batched``) of ``config``, observations encoded by
+        ``encoder``."""
+        module, _, name = self.batched_vec_env.partition(":")
+        return getattr(importlib.import_module(module), name)(config, encoder)
+
 
 _VIEWS = "hunger_rl.training.single_agent"
 
@@ -45,6 +54,7 @@ TRAINING_GAMES: dict[str, TrainingGame] = {
         single_agent_views={"aec": f"{_VIEWS}:HungrySingleAgentEnv"},
         # hunger_rl.policies.hungry_batched.POLICY_KINDS
         batched_opponents=("random", "greedy", "forecast"),
+        batched_vec_env="hunger_rl.training.batched_vec_env:batched_vec_env_from_config",
         endgame_head=True,
         margin_shaping=True,
     ),
@@ -53,6 +63,7 @@ TRAINING_GAMES: dict[str, TrainingGame] = {
                             "aec": f"{_VIEWS}:ShowFullDecisionSingleAgentEnv"},
         # hunger_rl.policies.hunger_show_batched.POLICY_KINDS
         batched_opponents=("random", "greedy", "crowd", "expert"),
+        batched_vec_env="hunger_rl.training.batched_show_vec_env:batched_vec_env_from_config",
     ),
 }
 

@@ -44,8 +44,6 @@ from hunger_rl.policies.learned import (
 )
 from hunger_rl.policies.models.encoders import make_encoder
 from hunger_rl.policies.models.networks import ACTIVATION_FUNCTIONS, policy_class_and_kwargs
-from hunger_rl.training.batched_show_vec_env import BatchedShowVecEnv
-from hunger_rl.training.batched_vec_env import make_batched_vec_env
 from hunger_rl.training.checkpoint import (
     HISTORY_FIELDS,
     TrainingState,
@@ -56,6 +54,7 @@ from hunger_rl.training.checkpoint import (
 from hunger_rl.training.config import TrainConfig
 from hunger_rl.training.endgame import endgame_positions, fit_endgame_head, play_values
 from hunger_rl.training.evaluation import evaluate
+from hunger_rl.training.games import training_game
 from hunger_rl.training.positions import encode_positions
 from hunger_rl.training.selfplay import OpponentPool
 from hunger_rl.training.single_agent import make_single_agent_env
@@ -194,17 +193,9 @@ def fit_endgame_start(config: TrainConfig, policy: Any, out: Path, progress: boo
 def make_vec_env(config: TrainConfig) -> VecEnv:
     """``env.n_envs`` single-agent games: in this process or one process each, or (with
     ``env.batched``) all in one compiled batch."""
-    if config.env.batched and config.game == "hunger_show":
-        encoder = make_encoder(config.game, config.num_players, config.game_options)
-        return BatchedShowVecEnv(
-            config.env.n_envs, config.num_players, config.opponents.weights, seed=config.seed,
-            encode=encoder.batch, encoded_size=encoder.size, **config.game_options)
     if config.env.batched:
         encoder = make_encoder(config.game, config.num_players, config.game_options)
-        return make_batched_vec_env(
-            config.env.n_envs, config.opponents.weights, seed=config.seed,
-            num_players=config.num_players, encode=encoder.batch, encoded_size=encoder.size,
-            margin_shaping=config.env.margin_shaping, **config.game_options)
+        return training_game(config.game).make_batched_vec_env(config, encoder)
     subprocess = config.env.vec_env == "subprocess"
     factories = [functools.partial(make_training_env, config, subprocess)
                  for _ in range(config.env.n_envs)]

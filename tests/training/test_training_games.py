@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from hunger_rl.envs import GAMES
@@ -31,3 +32,22 @@ def test_unregistered_games_and_apis_are_named_in_the_error():
     with pytest.raises(ValueError, match="no single-agent view for 'parallel'"):
         training_game("hungry").single_agent_view("parallel")
     assert games_with("endgame_head") == "hungry"
+
+
+@pytest.mark.parametrize(("name", "num_players"), [("hungry", 3), ("hunger_show", 5)])
+def test_batched_vec_env_is_built_from_the_config(name, num_players):
+    from hunger_rl.policies.models.encoders import make_encoder
+    from hunger_rl.training.config import config_from_dict
+
+    config = config_from_dict({"game": name, "num_players": num_players, "seed": 3,
+                               "env": {"n_envs": 6, "batched": True},
+                               "opponents": {"weights": {"greedy": 1.0}}})
+    encoder = make_encoder(name, num_players, config.game_options)
+    env = training_game(name).make_batched_vec_env(config, encoder)
+    try:
+        assert env.num_envs == 6
+        observations = env.reset()
+        assert observations.shape == (6, encoder.size)
+        assert np.asarray(env.env_method("action_masks")).shape == (6, env.action_space.n)
+    finally:
+        env.close()
