@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import gymnasium as gym
 import numpy as np
 
-from hunger_rl.envs import load_game
+from hunger_rl.envs import game_spec, load_game
 
 if TYPE_CHECKING:
     from hunger_rl.policies.base import Policy
@@ -70,10 +70,11 @@ def pettingzoo_env(game: str, library: str, parallel: bool | None = None, **kwar
         raise ValueError(f"unknown library {library!r}; known: {sorted(MULTI_AGENT_OPTIONS)}")
     module = load_game(game)
     options = dict(MULTI_AGENT_OPTIONS[library])
-    if game == "hungry":
+    if game_spec(game).api == "aec":
+        # A turn-based game: no Parallel env, and no player leaves before the end.
         options.pop("eliminated", None)
         if parallel:
-            raise ValueError("Hungry is turn-based: it has an AEC env only")
+            raise ValueError(f"{game} is turn-based: it has an AEC env only")
         return module.env(**{**options, **kwargs})
     options.update(kwargs)
     return module.parallel_env(**options) if parallel in (None, True) else module.env(**options)
@@ -111,7 +112,7 @@ def make_single_agent(game: str, num_players: int | None = None,
     from hunger_rl.training.single_agent import make_single_agent_env
 
     if num_players is None:
-        num_players = 2 if game == "hungry" else 4
+        num_players = game_spec(game).default_players
     source = SpecOpponents(game, num_players, opponents)
     return make_single_agent_env(game, num_players, opponents=source, **kwargs)
 
