@@ -319,6 +319,18 @@ def stream_seed(seed: int, show_number: int) -> int:
 
 
 @_jit
+def _tokens_of_category(category, pool):
+    """The 90 game tokens of ``category`` into ``pool`` in id order (as the reference deals
+    them before shuffling); their count."""
+    count = 0
+    for token in range(90):
+        if _CATEGORY[token] == category:
+            pool[count] = token
+            count += 1
+    return count
+
+
+@_jit
 def _deal(g, mt, b, seed, n, locs, characters, deck_size, unpleasant, end_window):
     """``ShowGame(config, seed)``: the same draws in the same order."""
     _mt_seed(mt, b, seed)
@@ -350,11 +362,7 @@ def _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_windo
         row[HOLD_N + seat] = 8
     pool = np.empty(num_tokens, np.int64)
     for kind in range(3):
-        count = 0
-        for token in range(90):
-            if _CATEGORY[token] == kind:
-                pool[count] = token
-                count += 1
+        count = _tokens_of_category(kind, pool)
         _shuffle(mt, b, pool, count)
         size = PILE_MAX if kind == RAFT else 6
         start = 0
@@ -364,11 +372,7 @@ def _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_windo
                 row[base + i] = pool[start + i]
             row[PILE_N + loc * 3 + kind] = size
             start += size
-    count = 0
-    for token in range(90):
-        if _CATEGORY[token] == COCONUT:
-            pool[count] = token
-            count += 1
+    count = _tokens_of_category(COCONUT, pool)
     _shuffle(mt, b, pool, count)
     for i in range(count):
         row[STACK + i] = pool[i]
