@@ -300,7 +300,7 @@ def replay_steps(record: GameRecord) -> Iterator[Any]:
                               f"{record.result.get(key)!r}, the replay gives {value!r}", None)
 
 
-def _aec_over(env) -> bool:
+def aec_over(env) -> bool:
     """Whether an AEC game is over: every agent left, terminated or truncated."""
     return all(env.terminations[a] or env.truncations[a] for a in env.agents)
 
@@ -310,7 +310,7 @@ def _replay_aec(record: GameRecord, env) -> Iterator[Any]:
     yield env
     for index, step in enumerate(record.steps):
         where = f"step {index}"
-        if _aec_over(env):
+        if aec_over(env):
             raise ReplayError(f"{where}: the game is already over, the record goes on", index)
         agent, action = step.get("agent"), step.get("action")
         if agent != env.agent_selection:
@@ -324,7 +324,7 @@ def _replay_aec(record: GameRecord, env) -> Iterator[Any]:
         env.step(action)
         _check_rewards(where, index, step, env.rewards)
         yield env
-    if not _aec_over(env):
+    if not aec_over(env):
         raise ReplayError(f"the record ends after {len(record.steps)} steps, before the game "
                           "is over (truncated?)", len(record.steps))
 

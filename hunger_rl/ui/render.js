@@ -1,6 +1,7 @@
 "use strict";
-// Draws one JSON snapshot (hunger_rl/ui/snapshots.py) as HTML. viewAs: null shows all that
-// the snapshot holds, a seat number hides what that player may not know.
+// Draws one JSON snapshot (hunger_rl/ui/games.py) as HTML with the renderer RENDERERS holds
+// under the snapshot's game. viewAs: null shows all that the snapshot holds, a seat number
+// hides what that player may not know.
 function esc(text) {
   return String(text).replace(/[&<>"]/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
 }
@@ -11,7 +12,7 @@ function cardChip(name) {
 // seats: optional policy spec of each seat, shown beside the player's name.
 let seatLabels = null;
 function playerName(snap, seat) {
-  const name = snap.game === "hungry" ? snap.players[seat] : snap.players[seat].name;
+  const name = RENDERERS[snap.game].playerName(snap, seat);
   return seatLabels ? `${name} (${seatLabels[seat]})` : name;
 }
 
@@ -119,7 +120,16 @@ function renderShow(s, viewAs) {
   return html;
 }
 
+// Per game (the name in GAMES): render(snap, viewAs) draws a snapshot, playerName(snap, seat)
+// is a seat's name in it.
+const RENDERERS = {
+  hungry: {render: renderHungry, playerName: (s, seat) => s.players[seat]},
+  hunger_show: {render: renderShow, playerName: (s, seat) => s.players[seat].name},
+};
+
 function renderSnapshot(snap, viewAs, seats) {
   seatLabels = seats || null;
-  return snap.game === "hungry" ? renderHungry(snap, viewAs) : renderShow(snap, viewAs);
+  const renderer = RENDERERS[snap.game];
+  if (!renderer) throw new Error(`render.js has no renderer for the game ${snap.game}`);
+  return renderer.render(snap, viewAs);
 }

@@ -17,8 +17,9 @@ from werkzeug.routing import Map, Rule
 from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
 
+from hunger_rl.ui.games import game_ui
 from hunger_rl.ui.session import PlayError, PlaySession
-from hunger_rl.ui.viewer import GAME_TITLES, asset
+from hunger_rl.ui.viewer import asset
 
 DEFAULT_HOST = "127.0.0.1"
 
@@ -36,7 +37,7 @@ class PlayApp:
 
     def page_html(self) -> str:
         session = self.session
-        title = f"{GAME_TITLES[session.game]}: you are player_{session.seat}"
+        title = f"{game_ui(session.game).title}: you are player_{session.seat}"
         page = asset("play.html")
         for placeholder, text in (("__STYLE__", asset("style.css")),
                                   ("__RENDER__", asset("render.js")), ("__TITLE__", title),

@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from hunger_rl.envs import game_spec
 from hunger_rl.policies.registry import make_policy
-from hunger_rl.records import Recorder, make_env, write_records
-from hunger_rl.ui.snapshots import snapshot
+from hunger_rl.records import Recorder, aec_over, make_env, write_records
+from hunger_rl.ui.games import game_ui, snapshot
 
 HUMAN = "human"
 
@@ -25,23 +26,13 @@ class PlayError(ValueError):
     """A request the game refuses: another seat, an illegal move, a move after the end."""
 
 
-def action_label(game: str, action: int) -> str:
-    if game == "hungry":
-        from hunger_rl.envs.hungry.engine import describe_action
-
-        return describe_action(action)
-    from hunger_rl.envs.hunger_show.env import decode_action
-    from hunger_rl.envs.hunger_show.tokens import ACTION_NAMES, LOCATION_NAMES
-
-    location, act = decode_action(action)
-    return f"{ACTION_NAMES[act]} at the {LOCATION_NAMES[location]}"
-
-
 class PlaySession:
     """A game of ``game`` for ``num_players`` with the human at ``seat``.
 
     ``opponents``: policy specs for the other seats in seat order, the last one filling the
-    rest. Finished games are written to ``record_dir`` (one file per game).
+    rest. Finished games are written to ``record_dir`` (one file per game). The game is stepped
+    by its env's native API (``GameSpec.native_api``): in an AEC game one agent moves at a time,
+    in a Parallel game every agent still in the game moves at once.
     """
 
     def __init__(self, game: str, num_players: int, seat: int, opponents: list[str],
@@ -70,9 +61,13 @@ class PlaySession:
         self.lock = threading.Lock()
         self.recent: list[str] = []  # the policies' moves since the human's last one
         self.recorder = Recorder(game, num_players, options, seed, self.specs)
+        self.spec = game_spec(game)
+        self.env_options = self.recorder.record.options
+        self.aec = self.spec.native_api(self.env_options) == "aec"
+        self.ui = game_ui(game)
         self.env = make_env(game, num_players, self.recorder.env_options())
         self.agent = self.env.possible_agents[seat]
-        if game == "hungry":
+        if self.aec:
             self.env.reset(seed=seed)
         else:
             self.observations, _ = self.env.reset(seed=seed)
@@ -84,12 +79,12 @@ class PlaySession:
     # ------------------------------------------------------------------ queries
     @property
     def done(self) -> bool:
-        return self.env.game.is_over if self.game == "hungry" else not self.env.agents
+        return aec_over(self.env) if self.aec else not self.env.agents
 
     def human_to_move(self) -> bool:
         if self.done:
             return False
-        if self.game == "hungry":
+        if self.aec:
             return self.env.agent_selection == self.agent
         return self.agent in self.env.agents
 
@@ -107,7 +102,7 @@ class PlaySession:
                 "seat": self.seat,
                 "players": self.specs,
                 "snapshot": snapshot(self.game, self.env, viewer=self.seat),
-                "legal": [{"action": a, "label": action_label(self.game, a)}
+                "legal": [{"action": a, "label": self.ui.action_label(a)}
                           for a in self.legal_actions()],
                 "recent": list(self.recent),
                 "done": self.done,
@@ -124,14 +119,14 @@ class PlaySession:
                 raise PlayError("the game is over; start a new one")
             legal = self.legal_actions()
             if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
-                labels = ", ".join(f"{a} ({action_label(self.game, a)})" for a in legal)
+                labels = ", ".join(f"{a} ({self.ui.action_label(a)})" for a in legal)
                 raise PlayError(f"action {action!r} is not a legal move for {self.agent}; legal: "
                                 f"{labels}")
             self.recent = []
-            if self.game == "hungry":
+            if self.aec:
                 self._aec_step(action)
             else:
-                self._show_day(action)
+                self._parallel_step(action)
             self._advance()
         return self.state(seat)
 
@@ -146,35 +141,34 @@ class PlaySession:
         self.recorder.aec_step(agent, action, self.env.rewards)
         if agent != self.agent:
             self.recent.append(f"{agent} ({self.specs[self.env.possible_agents.index(agent)]}) "
-                               f"played {action_label(self.game, action)}")
+                               f"played {self.ui.action_label(action)}")
 
-    def _show_day(self, human_action: int | None) -> None:
+    def _parallel_step(self, human_action: int | None) -> None:
         actions = {}
         for agent in self.env.agents:
-            seat = self.env.agent_seats[agent]
+            seat = self.env.possible_agents.index(agent)
             if seat == self.seat:
                 actions[agent] = human_action
             else:
-                actions[agent] = int(self.policies[seat].act(self.observations[agent],
-                                                             self.rngs[seat]))
+                actions[agent] = self._policy_action(seat, self.observations[agent])
         self.observations, rewards, *_ = self.env.step(actions)
         self.recorder.parallel_step(actions, rewards)
 
     def _advance(self) -> None:
         """The policies move until the human is to move or the game is over."""
-        from hunger_rl.envs.hungry.view import public_view
-
         while not self.done and not self.human_to_move():
-            if self.game == "hungry":
+            if self.aec:
                 agent = self.env.agent_selection
                 seat = self.env.possible_agents.index(agent)
-                action = self.policies[seat].act(self.env.observe(agent), self.rngs[seat],
-                                                 public_view(self.env, agent))
-                self._aec_step(int(action))
+                self._aec_step(self._policy_action(seat, self.env.observe(agent)))
             else:
-                self._show_day(None)  # the human was eliminated: the show goes on without it
+                self._parallel_step(None)  # the human has left: the game goes on without it
         if self.done and self.record_path is None:
             self._save()
+
+    def _policy_action(self, seat: int, observation: Any) -> int:
+        view = self.spec.view_of(observation, self.env_options)
+        return int(self.policies[seat].act(observation, self.rngs[seat], view))
 
     def _save(self) -> None:
         record = self.recorder.finish(self.env)

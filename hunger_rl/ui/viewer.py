@@ -12,9 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hunger_rl.records import GameRecord, load_record, replay_steps
-from hunger_rl.ui.snapshots import snapshot
-
-GAME_TITLES = {"hungry": "Hungry", "hunger_show": "HUNGER: The Show"}
+from hunger_rl.ui.games import game_ui, snapshot
 
 
 def asset(name: str) -> str:
@@ -31,14 +29,7 @@ def step_label(record: GameRecord, index: int, env) -> str:
     """What happened at step ``index`` (0 is the deal), read after it was replayed."""
     if index == 0:
         return "the deal"
-    if record.game == "hungry":
-        from hunger_rl.envs.hungry.engine import describe_action
-
-        step = record.steps[index - 1]
-        return f"{step['agent']} plays {describe_action(step['action'])}"
-    log = env.last_log
-    eliminated = f", {', '.join(log['eliminated'])} eliminated" if log["eliminated"] else ""
-    return f"day {log['day']}: event {log['event']}{eliminated}"
+    return game_ui(record.game).step_label(record.steps[index - 1], env)
 
 
 def viewer_data(record: GameRecord) -> dict[str, Any]:
@@ -51,7 +42,7 @@ def viewer_data(record: GameRecord) -> dict[str, Any]:
 
 def viewer_html(record: GameRecord) -> str:
     """The whole page for one recorded game."""
-    title = (f"{GAME_TITLES[record.game]}, {record.num_players} players: "
+    title = (f"{game_ui(record.game).title}, {record.num_players} players: "
              f"{' vs '.join(record.players)}")
     page = asset("viewer.html")
     for placeholder, text in (("__STYLE__", asset("style.css")), ("__RENDER__", asset("render.js")),

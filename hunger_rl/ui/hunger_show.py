@@ -1,80 +1,20 @@
-"""JSON snapshots of a game for the browser: everything a page draws, computed in Python.
-
-``snapshot(game, env, viewer)`` describes the environment's current state. With ``viewer=None``
-everything is revealed (a replay); with a seat it holds only what that player may know: for
-Hungry its own hand and the public table (H5), for HUNGER: The Show the public counts and the
-values of the tokens it remembers (S18); hidden values are ``null``.
-"""
+"""HUNGER: The Show in the viewer, the play server and the terminal mode (its ``UI_GAMES``
+entry)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from hunger_rl.envs.hunger_show.env import decode_action
 from hunger_rl.envs.hunger_show.tokens import (
+    ACTION_NAMES,
     CATEGORY_NAMES,
     LOCATION_NAMES,
     PILE_SIZES,
     RAFT,
     RAFT_KIND_NAMES,
 )
-from hunger_rl.envs.hungry.engine import (
-    ACTION_RESORT,
-    COLOURS,
-    NUM_ACTIONS,
-    NUM_RESORTS,
-    card_name,
-    describe_action,
-    resort_name,
-)
 from hunger_rl.records import plain_json
-
-
-def snapshot(game: str, env, viewer: int | None = None) -> dict[str, Any]:
-    """The state of ``env`` (a ``hungry_v0`` raw env or a ``hunger_show_v0`` Parallel env)."""
-    return hungry_snapshot(env, viewer) if game == "hungry" else show_snapshot(env, viewer)
-
-
-def hungry_snapshot(env, viewer: int | None = None) -> dict[str, Any]:
-    state = env.game
-    n = state.num_players
-    placed = state.placed.tolist()
-    resorts = []
-    for resort in range(NUM_RESORTS):
-        cards = [[] for _ in range(n)]
-        for player in range(n):
-            for action in range(NUM_ACTIONS):
-                if ACTION_RESORT[action] == resort:
-                    cards[player] += [card_name(action // 2)] * placed[player][action]
-        first, second = state.places[resort]
-        resorts.append({"name": resort_name(resort), "cards": cards, "first": first,
-                        "second": second})
-    hands = []
-    for player in range(n):
-        if viewer is None or viewer == player:
-            hands.append([card_name(t) for t, c in enumerate(state.hands[player].tolist())
-                          for _ in range(c)])
-        else:
-            hands.append(None)
-    history = state.history
-    last = None
-    if history:
-        last = {"player": (state.current_player - 1) % n, "action": describe_action(history[-1])}
-    score = state.score()
-    return {
-        "game": "hungry",
-        "players": list(env.possible_agents),
-        "play": len(history),
-        "to_move": None if state.is_over else state.current_player,
-        "last": last,
-        "resorts": resorts,
-        "hands": hands,
-        "hand_sizes": state.hand_sizes.tolist(),
-        "deck": len(state.deck),
-        "removed": [card_name(c) for c in state.removed] if viewer is None else None,
-        "scores": state.totals(),
-        "winners": list(score.winners) if state.is_over else None,
-        "colours": list(COLOURS),
-    }
 
 
 def _token(game, token: int, viewer: int | None) -> dict[str, Any]:
@@ -87,7 +27,9 @@ def _token(game, token: int, viewer: int | None) -> dict[str, Any]:
             "known": game.known[token] if viewer is None else None}
 
 
-def show_snapshot(env, viewer: int | None = None) -> dict[str, Any]:
+def snapshot(env, viewer: int | None = None) -> dict[str, Any]:
+    """The state of a ``hunger_show_v0`` Parallel env; a viewer sees the public counts and the
+    values of the tokens it remembers (S18)."""
     game = env.game
     n = game.num_players
     locations = []
@@ -118,7 +60,6 @@ def show_snapshot(env, viewer: int | None = None) -> dict[str, Any]:
         })
     log = env.last_log
     return {
-        "game": "hunger_show",
         "day": game.day,
         "leader": game.leader,
         "order": game.playing_order(),
@@ -133,3 +74,36 @@ def show_snapshot(env, viewer: int | None = None) -> dict[str, Any]:
                     if game.done else None),
     }
 
+
+def action_label(action: int) -> str:
+    location, act = decode_action(action)
+    return f"{ACTION_NAMES[act]} at the {LOCATION_NAMES[location]}"
+
+
+def step_label(step: dict[str, Any], env) -> str:
+    """What a recorded day did (``env`` is the game just after it)."""
+    log = env.last_log
+    eliminated = f", {', '.join(log['eliminated'])} eliminated" if log["eliminated"] else ""
+    return f"day {log['day']}: event {log['event']}{eliminated}"
+
+
+def board_text(snap: dict[str, Any], seat: int) -> str:
+    """What the player at ``seat`` sees in ``snap`` (its own snapshot), as text."""
+    lines = [f"Day {snap['day']}, coconuts {snap['coconuts']}, "
+             f"event cards left {snap['events_left']}"]
+    for location in snap["locations"]:
+        lines.append(f"  {location['name']:<10} " + ", ".join(
+            f"{pile['kind']} {pile['count']}" for pile in location["piles"]))
+    for player in snap["players"]:
+        tokens = " ".join(f"{t['kind']}{'?' if t['value'] is None else t['value']}"
+                          for t in player["tokens"])
+        status = "" if player["alive"] else " (eliminated)"
+        lines.append(f"  {player['name']}{status}: {tokens}")
+    log = snap["log"]
+    if log:
+        lines.append(f"Day {log['day']}: " + ", ".join(
+            f"{p} {pick[1]}@{pick[0]}" for p, pick in log["choices"].items())
+            + f"; event {log['event']}")
+        if log["eliminated"]:
+            lines.append("Eliminated: " + ", ".join(log["eliminated"]))
+    return "\n".join(lines)
