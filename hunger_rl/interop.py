@@ -32,7 +32,8 @@ check of grouped agents' masks.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
@@ -42,8 +43,6 @@ from hunger_rl.envs import game_spec, load_game
 
 if TYPE_CHECKING:
     from hunger_rl.policies.base import Policy
-
-GYMNASIUM_IDS = {"hungry": "hunger_rl/Hungry-v0", "hunger_show": "hunger_rl/HungerShow-v0"}
 
 # Env options per library (same for both games; Hungry has no eliminations, so ``eliminated``
 # is HUNGER's only).
@@ -141,11 +140,29 @@ def make_hunger_show_vector(num_envs: int, **kwargs: Any) -> gym.vector.VectorEn
     return make_vector("hunger_show", num_envs, **kwargs)
 
 
+@dataclass(frozen=True)
+class GymnasiumEnv:
+    """A game's single-agent view under its Gymnasium id."""
+
+    id: str
+    # The functions ``gymnasium.make`` and ``gymnasium.make_vec`` call, registered by their
+    # module-level name so that the env spec stays serialisable.
+    make: Callable[..., gym.Env]
+    make_vector: Callable[..., gym.vector.VectorEnv]
+
+
+GYMNASIUM_ENVS: dict[str, GymnasiumEnv] = {
+    "hungry": GymnasiumEnv("hunger_rl/Hungry-v0", make_hungry, make_hungry_vector),
+    "hunger_show": GymnasiumEnv("hunger_rl/HungerShow-v0", make_hunger_show,
+                                make_hunger_show_vector),
+}
+
+
 def register_gymnasium_envs() -> None:
-    """Register ``GYMNASIUM_IDS`` (done by ``import hunger_rl``; registering twice is harmless)."""
-    entry = {"hungry": "make_hungry", "hunger_show": "make_hunger_show"}
-    for game, env_id in GYMNASIUM_IDS.items():
-        if env_id in gym.registry:
+    """Register each game's ``GYMNASIUM_ENVS`` id (done by ``import hunger_rl``; registering
+    twice is harmless)."""
+    for env in GYMNASIUM_ENVS.values():
+        if env.id in gym.registry:
             continue
-        gym.register(env_id, entry_point=f"hunger_rl.interop:{entry[game]}",
-                     vector_entry_point=f"hunger_rl.interop:{entry[game]}_vector")
+        gym.register(env.id, entry_point=f"{__name__}:{env.make.__name__}",
+                     vector_entry_point=f"{__name__}:{env.make_vector.__name__}")

@@ -5,18 +5,20 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 import pytest
+from gymnasium.envs.registration import load_env_creator
 from gymnasium.utils.env_checker import check_env
 
 import hunger_rl  # noqa: F401 - registers the ids
-from hunger_rl.interop import GYMNASIUM_IDS
+from hunger_rl.envs import GAMES
+from hunger_rl.interop import GYMNASIUM_ENVS
 
 
 @pytest.mark.parametrize(("game", "num_players", "opponents"), [
     ("hungry", 2, "expert"), ("hungry", 4, ["greedy", "random", "expert"]),
     ("hunger_show", 2, "crowd"), ("hunger_show", 6, "random")])
 def test_make_passes_the_env_checker(game, num_players, opponents):
-    env = gymnasium.make(GYMNASIUM_IDS[game], num_players=num_players, opponents=opponents)
-    assert env.spec.id == GYMNASIUM_IDS[game]
+    env = gymnasium.make(GYMNASIUM_ENVS[game].id, num_players=num_players, opponents=opponents)
+    assert env.spec.id == GYMNASIUM_ENVS[game].id
     assert env.spec.kwargs == {"num_players": num_players, "opponents": opponents}
     check_env(env.unwrapped)
     _, info = env.reset(seed=1)
@@ -38,11 +40,11 @@ def test_opponents_need_one_spec_or_one_per_seat():
         gymnasium.make("hunger_rl/HungerShow-v0", opponents="nobody")
 
 
-@pytest.mark.parametrize("game", GYMNASIUM_IDS)
+@pytest.mark.parametrize("game", GYMNASIUM_ENVS)
 def test_make_vec_never_shows_an_all_zero_mask(game):
-    envs = gymnasium.make_vec(GYMNASIUM_IDS[game], num_envs=3, num_players=2)
+    envs = gymnasium.make_vec(GYMNASIUM_ENVS[game].id, num_envs=3, num_players=2)
     assert envs.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
-    assert envs.spec.id == GYMNASIUM_IDS[game]
+    assert envs.spec.id == GYMNASIUM_ENVS[game].id
     envs.reset(seed=0)
     rng = np.random.default_rng(0)
     finished = 0
@@ -67,3 +69,17 @@ def test_next_step_autoreset_shows_the_finished_game_for_one_step():
     assert not envs.call("action_masks")[0].any()
     envs.step(np.array([0]))  # ignored: the vector env resets
     assert envs.call("action_masks")[0].any()
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_game_is_registered_and_its_entry_points_build_it(game):
+    """A game missing from ``GYMNASIUM_ENVS``, or an entry point building another game, fails."""
+    env = GYMNASIUM_ENVS[game]
+    spec = gymnasium.spec(env.id)
+    single = load_env_creator(spec.entry_point)(num_players=2)
+    assert single.unwrapped.game_name == game
+    vector = load_env_creator(spec.vector_entry_point)(num_envs=2, num_players=2)
+    assert vector.get_attr("game_name") == (game, game)
+    single.close()
+    vector.close()
+    assert isinstance(spec.to_json(), str)  # entry points by name: the spec serialises
