@@ -29,10 +29,12 @@ import numpy as np
 
 from hunger_rl.envs.hunger_show.engine import ShowConfig
 from hunger_rl.envs.hunger_show.observation import (
+    KNOWN_FIELDS,
     NUM_CHOICES,
     REWARD_MODES,
     SHAPING_WEIGHT,
     legal_mask,
+    observation_layout,
     observation_tables,
 )
 from hunger_rl.envs.hunger_show.tokens import (
@@ -111,6 +113,7 @@ ROW_SIZE = DONE + 1
 WORK_SIZE = 5 * MAX_TOKENS + 17  # a location's day, then supper
 SPARE_SIZE = MAX_TOKENS + 4  # a catch's candidates and hidden tokens, a theft's victims
 TOKENS_SIZE = MAX_TOKENS + 4  # a copy of one holding (and a pair after it)
+SCRATCH_SIZE = 6 * MAX_PLAYERS  # an observation's public counts and playing positions
 
 _jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 
@@ -1069,69 +1072,83 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out, order, work, 
 
 
 @_jit
-def _observe(row, n, tables, gather, flat, order, out, masks, legal):
-    """Every seat's observation and mask of one show (``ShowParallelEnv._observe_all``)."""
-    own_column, unit_column, public_column, known_field, offsets = tables
-    own_base, counts_base, alive_base = offsets[0], offsets[1], offsets[2]
-    leader_base, order_base, choices_base = offsets[3], offsets[4], offsets[5]
-    known_base, character_base, shared = offsets[6], offsets[7], offsets[8]
-    own_width = (counts_base - own_base) // n
-    flat[:] = 0.0
+def _observe(g, b, n, columns, view, legal, scratch, out, masks):
+    """Every seat's observation and mask of show b (``ShowParallelEnv._observe_all``), written
+    straight into ``out[b, seat]`` and ``masks[b, seat]``. ``columns``: per token its own-count
+    column, raft-unit column (0: none), public category and known-value field; ``view``: where
+    each block of one seat's observation starts (``observation_layout``); ``scratch``: int64 of
+    SCRATCH_SIZE."""
+    counts_at, alive_at, leader_at, order_at = view[0], view[1], view[2], view[3]
+    shared, choices_at, known_at, character_at = view[4], view[5], view[6], view[7]
+    size = out.shape[2]
+    for seat in range(n):
+        for i in range(size):
+            out[b, seat, i] = 0.0
+    position = 5 * MAX_PLAYERS  # scratch: per holder its 5 public counts, then its position
+    for i in range(5 * n):
+        scratch[i] = 0
     for holder in range(n):
-        own = own_base + own_width * holder
-        counts = counts_base + 5 * holder
         base = HOLD + holder * MAX_TOKENS
-        for i in range(row[HOLD_N + holder]):
-            token = row[base + i]
-            flat[own + own_column[token]] += 1
-            if unit_column[token]:
-                flat[own + unit_column[token]] += _VALUE[token]
-            flat[counts + public_column[token]] += 1
-            others = row[KNOWN + token] & ~(1 << holder)
+        for i in range(g[b, HOLD_N + holder]):
+            token = np.int64(g[b, base + i])
+            value = _VALUE[token]
+            out[b, holder, columns[0, token]] += 1.0
+            if columns[1, token]:
+                out[b, holder, columns[1, token]] += value
+            public = columns[2, token]
+            scratch[5 * holder + public] += 1
+            others = g[b, KNOWN + token] & ~(1 << holder)
             observer = 0
-            while others:  # the other players who remember this token
-                if others & 1:
-                    cell = known_base + 11 * (observer * n + holder)
-                    flat[cell + public_column[token]] += 1
-                    flat[cell + known_field[token]] += _VALUE[token]
+            while others:  # the other players who remember this token: in their view, the
+                if others & 1:  # holder sits (holder - observer) mod n seats to the left
+                    cell = known_at + KNOWN_FIELDS * ((holder - observer) % n - 1)
+                    out[b, observer, cell + public] += 1.0
+                    out[b, observer, cell + columns[3, token]] += value
                 others >>= 1
                 observer += 1
-    flat[leader_base + row[LEADER]] = 1.0
+        scratch[position + holder] = -1
+    leader = g[b, LEADER]
+    placed = 0
+    for i in range(n):  # the playing order, from the leader
+        seat = (leader + i) % n
+        if g[b, ALIVE + seat]:
+            scratch[position + seat] = placed
+            placed += 1
+    live = g[b, DONE] == 0
     for seat in range(n):
-        flat[alive_base + seat] = row[ALIVE + seat]
-        flat[order_base + seat] = -1.0
-        if row[LAST_LOC + seat] >= 0:
-            flat[choices_base + 9 * seat + row[LAST_LOC + seat]] = 1.0
-            flat[choices_base + 9 * seat + 4 + row[LAST_ACT + seat]] = 1.0
-        flat[character_base + 7 * seat + 1 + row[CHARACTER + seat]] = 1.0
-    for position in range(_playing_order(row, n, order)):
-        flat[order_base + order[position]] = position
-    flat[shared] = row[DAY]
-    for loc in range(1, 4):
-        for kind in range(3):
-            flat[shared + 1 + (loc - 1) * 3 + kind] = row[PILE_N + loc * 3 + kind]
-    flat[shared + 10] = row[STACK_N]
-    flat[shared + 11] = row[DECK_N]
-    if row[LAST_EVENT] >= 0:
-        flat[shared + 12 + row[LAST_EVENT]] = 1.0
-    for seat in range(n):
-        for i in range(gather.shape[1]):
-            out[seat, i] = flat[gather[seat, i]]
-        live = row[ALIVE + seat] == 1 and row[DONE] == 0
+        for i in range(n):  # the other seats from this one's left
+            other = seat + i if seat + i < n else seat + i - n
+            for c in range(5):
+                out[b, seat, counts_at + 5 * i + c] = scratch[5 * other + c]
+            out[b, seat, alive_at + i] = g[b, ALIVE + other]
+            out[b, seat, order_at + i] = scratch[position + other]
+            if g[b, LAST_LOC + other] >= 0:
+                out[b, seat, choices_at + 9 * i + g[b, LAST_LOC + other]] = 1.0
+                out[b, seat, choices_at + 9 * i + 4 + g[b, LAST_ACT + other]] = 1.0
+        out[b, seat, leader_at + (leader - seat) % n] = 1.0
+        out[b, seat, shared] = g[b, DAY]
+        for loc in range(1, 4):
+            for kind in range(3):
+                out[b, seat, shared + 1 + (loc - 1) * 3 + kind] = g[b, PILE_N + loc * 3 + kind]
+        out[b, seat, shared + 10] = g[b, STACK_N]
+        out[b, seat, shared + 11] = g[b, DECK_N]
+        if g[b, LAST_EVENT] >= 0:
+            out[b, seat, shared + 12 + g[b, LAST_EVENT]] = 1.0
+        out[b, seat, character_at + 1 + g[b, CHARACTER + seat]] = 1.0
+        seat_live = live and g[b, ALIVE + seat] == 1
         for a in range(NUM_CHOICES):
-            masks[seat, a] = legal[a] if live else 0
+            masks[b, seat, a] = legal[a] if seat_live else 0
 
 
 # -- the batch ------------------------------------------------------------------------------------
 
 
 @_jit
-def _reset_all(g, mt, seeds, n, locs, options, tables, gather, legal, observations, masks):
-    flat = np.zeros(tables[4][-1] + 22, np.float32)
-    order = np.empty(MAX_PLAYERS, np.int64)
+def _reset_all(g, mt, seeds, n, locs, options, columns, view, legal, observations, masks):
+    scratch = np.empty(SCRATCH_SIZE, np.int64)
     for b in range(len(g)):
         _deal(g, mt, b, seeds[b], n, locs, options[0], options[1], options[2], options[3])
-        _observe(g[b], n, tables, gather, flat, order, observations[b], masks[b], legal)
+        _observe(g, b, n, columns, view, legal, scratch, observations, masks)
 
 
 @_jit
@@ -1140,10 +1157,10 @@ def _r1(n, share):
 
 
 @_jit
-def _step_all(g, mt, actions, n, locs, options, tables, gather, legal, seeds, shows_played,
+def _step_all(g, mt, actions, n, locs, options, columns, view, legal, seeds, shows_played,
               shaped, observations, masks, rewards, terminated, done, final_observations,
               final_masks, winners, end_condition, ranking_keys, days):
-    flat = np.zeros(tables[4][-1] + 22, np.float32)
+    scratch = np.empty(SCRATCH_SIZE, np.int64)
     was_alive = np.zeros(MAX_PLAYERS, np.bool_)
     changes = np.zeros(MAX_PLAYERS)
     order = np.empty(MAX_PLAYERS, np.int64)
@@ -1189,32 +1206,30 @@ def _step_all(g, mt, actions, n, locs, options, tables, gather, legal, seeds, sh
         if ended:
             end_condition[b] = condition
             days[b] = row[DAY]
-            _observe(row, n, tables, gather, flat, order, final_observations[b], final_masks[b],
-                     legal)
+            _observe(g, b, n, columns, view, legal, scratch, final_observations, final_masks)
             shows_played[b] += 1
             ended_shows[num_ended] = b
             ended_seeds[num_ended] = _stream_seed(seeds[b], shows_played[b])
             num_ended += 1
         else:
-            _observe(row, n, tables, gather, flat, order, observations[b], masks[b], legal)
+            _observe(g, b, n, columns, view, legal, scratch, observations, masks)
     # The next shows of the ended ones, seeded together (interleaved chains), then dealt.
     _mt_seed_many(mt, ended_shows, num_ended, ended_seeds, seed_lanes)
     for k in range(num_ended):
         b = ended_shows[k]
         _deal_seeded(g, mt, b, n, locs, options[0], options[1], options[2], options[3])
-        _observe(g[b], n, tables, gather, flat, order, observations[b], masks[b], legal)
+        _observe(g, b, n, columns, view, legal, scratch, observations, masks)
 
 
 @_jit
-def _restart(g, mt, shows, n, locs, options, tables, gather, legal, seeds, shows_played,
+def _restart(g, mt, shows, n, locs, options, columns, view, legal, seeds, shows_played,
              observations, masks):
-    flat = np.zeros(tables[4][-1] + 22, np.float32)
-    order = np.empty(MAX_PLAYERS, np.int64)
+    scratch = np.empty(SCRATCH_SIZE, np.int64)
     for b in shows:
         shows_played[b] += 1
         _deal(g, mt, b, _stream_seed(seeds[b], shows_played[b]), n, locs, options[0],
               options[1], options[2], options[3])
-        _observe(g[b], n, tables, gather, flat, order, observations[b], masks[b], legal)
+        _observe(g, b, n, columns, view, legal, scratch, observations, masks)
 
 
 @_jit
@@ -1265,14 +1280,12 @@ class BatchedShow:
         self.options = np.array([config.characters, config.deck_size, config.unpleasant,
                                  config.end_window], np.int64)
         reference = observation_tables(n)
-        o = reference.offsets
-        self.tables = (
-            np.array(reference.own_column, np.int64), np.array(reference.unit_column, np.int64),
-            np.array(reference.public_column, np.int64),
-            np.array(reference.known_value_field, np.int64),
-            np.array([o[k] for k in ("own", "counts", "alive", "leader", "order", "choices",
-                                     "known", "character", "shared")], np.int64))
-        self.gather = np.stack(reference.gather).astype(np.int64)
+        self.columns = np.array([reference.own_column, reference.unit_column,
+                                 reference.public_column, reference.known_value_field], np.int64)
+        layout = observation_layout(n)
+        self.view = np.array([layout[name].start for name in (
+            "token_counts", "alive", "leader", "playing_order", "day", "last_choices",
+            "known_values", "character")], np.int64)
         self.legal = legal_mask(n)
         size = reference.observation_size
         self.observation_size = size
@@ -1311,7 +1324,7 @@ class BatchedShow:
         self.shows_played[:] = 0
         out = self.outputs
         _reset_all(self.games, self.mt, self.seeds, self.num_players, self.num_locations,
-                   self.options, self.tables, self.gather, self.legal, out.observations,
+                   self.options, self.columns, self.view, self.legal, out.observations,
                    out.action_masks)
         out.done[:] = False
         out.terminated[:] = False
@@ -1350,7 +1363,7 @@ class BatchedShow:
             raise InvalidValueError(f"shows must be in 0..{self.batch_size - 1}")
         out = self.outputs
         _restart(self.games, self.mt, shows, self.num_players, self.num_locations,
-                 self.options, self.tables, self.gather, self.legal, self.seeds,
+                 self.options, self.columns, self.view, self.legal, self.seeds,
                  self.shows_played, out.observations, out.action_masks)
         return out
 
@@ -1361,7 +1374,7 @@ class BatchedShow:
         actions = self.check_actions(actions)
         out = self.outputs
         _step_all(self.games, self.mt, actions, self.num_players, self.num_locations,
-                  self.options, self.tables, self.gather, self.legal, self.seeds,
+                  self.options, self.columns, self.view, self.legal, self.seeds,
                   self.shows_played, self.reward_mode == "shaped", out.observations,
                   out.action_masks, out.rewards, out.terminated, out.done,
                   out.final_observations, out.final_masks, out.winners, out.end_condition,
