@@ -75,6 +75,12 @@ _SUPPER_PLANS = np.array([
     [1, 2, 0, 1, 1, 0],
     [2, 2, 0, 2, 0, 0],
 ], np.int64)
+# A food token's supper order, rank << 8 | id (-1: a raft token or a coconut worth 0), and by
+# value the most tokens of that value a plan takes.
+_SUPPER_KEY = np.where((_VALUE > 0) & (_CATEGORY != RAFT),
+                       _SUPPER_RANK[_CATEGORY] << 8 | np.arange(MAX_TOKENS), -1)
+_SUPPER_KEEP = np.array([0, 4, 2, 2, 1], np.int64)
+assert MAX_TOKENS <= 256 and np.all(_SUPPER_KEEP[4:0:-1] == _SUPPER_PLANS[:, 2:].max(axis=0))
 
 CALM_CARD = EVENT_CARD_NAMES.index("calm")
 END_CARD = EVENT_CARD_NAMES.index("end")
@@ -296,7 +302,12 @@ def _shuffle(mt, b, items, count):
 def _sample(mt, b, population, k, out):
     """``random.sample(population, k)`` for the small populations here (the pool method)."""
     pool = population.copy()
-    n = len(pool)
+    _sample_from_pool(mt, b, pool, len(pool), k, out)
+
+
+@_jit
+def _sample_from_pool(mt, b, pool, n, k, out):
+    """:func:`_sample` of ``pool[:n]``, which it reorders (scratch: no allocation)."""
     for i in range(k):
         j = _below(mt, b, n - i)
         out[i] = pool[j]
@@ -334,36 +345,37 @@ def _tokens_of_category(category, pool):
 
 
 @_jit
-def _deal(g, mt, b, seed, n, locs, characters, deck_size, unpleasant, end_window):
+def _deal(g, mt, b, seed, n, locs, options, pool, cards):
     """``ShowGame(config, seed)``: the same draws in the same order."""
     _mt_seed(mt, b, seed)
-    _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_window)
+    _deal_seeded(g, mt, b, n, locs, options, pool, cards)
 
 
 @_jit
-def _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_window):
-    """:func:`_deal` once ``mt[b]`` is seeded."""
-    row = g[b]
-    row[:] = 0
-    row[LEADER] = _below(mt, b, n)
+def _deal_seeded(g, mt, b, n, locs, options, pool, cards):
+    """:func:`_deal` once ``mt[b]`` is seeded. ``options``: characters, deck size, unpleasant
+    cards, end window; ``pool``, ``cards``: int64 scratch of MAX_TOKENS."""
+    characters, deck_size, unpleasant, end_window = options[0], options[1], options[2], options[3]
+    for i in range(ROW_SIZE):
+        g[b, i] = 0
+    g[b, LEADER] = _below(mt, b, n)
     for seat in range(MAX_PLAYERS):
-        row[CHARACTER + seat] = -1
-        row[LAST_LOC + seat] = -1
-        row[LAST_ACT + seat] = -1
-        row[ALIVE + seat] = seat < n
+        g[b, CHARACTER + seat] = -1
+        g[b, LAST_LOC + seat] = -1
+        g[b, LAST_ACT + seat] = -1
+        g[b, ALIVE + seat] = seat < n
     if characters:
-        chosen = np.empty(n, np.int64)
-        _sample(mt, b, np.arange(len(_SPECIALTY)), n, chosen)
+        for i in range(len(_SPECIALTY)):
+            pool[i] = i
+        _sample_from_pool(mt, b, pool, len(_SPECIALTY), n, cards)
         for seat in range(n):
-            row[CHARACTER + seat] = chosen[seat]
-    num_tokens = 90 + 8 * n
+            g[b, CHARACTER + seat] = cards[seat]
     for seat in range(n):  # each seat holds its eight cans, in id order
         for i in range(8):
             token = 90 + 8 * seat + i
-            row[HOLD + seat * MAX_TOKENS + i] = token
-            row[KNOWN + token] = 1 << seat
-        row[HOLD_N + seat] = 8
-    pool = np.empty(num_tokens, np.int64)
+            g[b, HOLD + seat * MAX_TOKENS + i] = token
+            g[b, KNOWN + token] = 1 << seat
+        g[b, HOLD_N + seat] = 8
     for kind in range(3):
         count = _tokens_of_category(kind, pool)
         _shuffle(mt, b, pool, count)
@@ -372,16 +384,17 @@ def _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_windo
         for loc in range(1, locs):
             base = PILE + (loc * 3 + kind) * PILE_MAX
             for i in range(size):
-                row[base + i] = pool[start + i]
-            row[PILE_N + loc * 3 + kind] = size
+                g[b, base + i] = pool[start + i]
+            g[b, PILE_N + loc * 3 + kind] = size
             start += size
     count = _tokens_of_category(COCONUT, pool)
     _shuffle(mt, b, pool, count)
     for i in range(count):
-        row[STACK + i] = pool[i]
-    row[STACK_N] = count
-    cards = np.empty(DECK_MAX, np.int64)
-    _sample(mt, b, _UNPLEASANT, unpleasant, cards)
+        g[b, STACK + i] = pool[i]
+    g[b, STACK_N] = count
+    for i in range(len(_UNPLEASANT)):
+        pool[i] = _UNPLEASANT[i]
+    _sample_from_pool(mt, b, pool, len(_UNPLEASANT), unpleasant, cards)
     for i in range(unpleasant, deck_size):
         cards[i] = CALM_CARD
     _shuffle(mt, b, cards, deck_size)
@@ -391,9 +404,9 @@ def _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_windo
         cards[i] = cards[i - 1]
     cards[where] = END_CARD
     for i in range(deck_size + 1):  # the list's end is the top: store it reversed, bottom first
-        row[DECK + i] = cards[deck_size - i]
-    row[DECK_N] = deck_size + 1
-    row[LAST_EVENT] = NO_EVENT
+        g[b, DECK + i] = cards[deck_size - i]
+    g[b, DECK_N] = deck_size + 1
+    g[b, LAST_EVENT] = NO_EVENT
 
 
 # -- holdings and queries -------------------------------------------------------------------------
@@ -579,31 +592,38 @@ def _ninja_hide(row, ninja, hidden, start, tokens):
 
 @_jit
 def _supper(row, player, meal, work):
-    """``DefaultDecisions.supper`` into ``meal``; returns the number of tokens. ``work`` is
-    scratch space of at least WORK_SIZE ints (no allocation on this hot path)."""
-    # work[v * MAX_TOKENS + i]: food tokens of value v (1..4), ordered by (supper rank, id);
-    # sizes at work[5 * MAX_TOKENS + v].
-    sizes = 5 * MAX_TOKENS
+    """``DefaultDecisions.supper`` into ``meal``; returns the number of tokens, 0 when the
+    player's food is worth less than 4 (it starves). ``work``: scratch of at least 37 ints
+    (no allocation on this hot path)."""
+    # work[4 * v + i]: supper keys of the player's food tokens of value v (1..4), sorted, only
+    # as many as a plan takes; their counts at work[sizes + v].
+    sizes = 20
     for value in range(5):
         work[sizes + value] = 0
+    total = 0
     base = HOLD + player * MAX_TOKENS
     for i in range(row[HOLD_N + player]):
         token = np.int64(row[base + i])
-        value = _VALUE[token]
-        if value == 0 or _CATEGORY[token] == RAFT:
+        key = _SUPPER_KEY[token]
+        if key < 0:
             continue
-        key = _SUPPER_RANK[_CATEGORY[token]] * 1000 + token
-        j = work[sizes + value]
-        while j > 0:  # insertion sort by key
-            other = work[value * MAX_TOKENS + j - 1]
-            if _SUPPER_RANK[_CATEGORY[other]] * 1000 + other <= key:
-                break
-            work[value * MAX_TOKENS + j] = other
+        value = _VALUE[token]
+        total += value
+        size = work[sizes + value]
+        if size == _SUPPER_KEEP[value]:
+            if work[4 * value + size - 1] < key:
+                continue
+            size -= 1  # the largest kept key gives way
+        j = size
+        while j > 0 and work[4 * value + j - 1] > key:  # insertion sort
+            work[4 * value + j] = work[4 * value + j - 1]
             j -= 1
-        work[value * MAX_TOKENS + j] = token
-        work[sizes + value] += 1
+        work[4 * value + j] = key
+        work[sizes + value] = size + 1
+    if total < 4:
+        return 0
     if work[sizes + 4]:
-        meal[0] = work[4 * MAX_TOKENS]
+        meal[0] = work[16] & 255
         return 1
     mix = sizes + 5
     best_mix = mix + 4
@@ -622,10 +642,10 @@ def _supper(row, player, meal, work):
         count = 0
         for v in range(4):
             for i in range(_SUPPER_PLANS[plan, 2 + v]):
-                work[chosen + count] = work[(4 - v) * MAX_TOKENS + i]
+                work[chosen + count] = work[4 * (4 - v) + i]
                 count += 1
         for i in range(count):  # the sorted ranks of the chosen tokens (insertion sort)
-            rank = _SUPPER_RANK[_CATEGORY[work[chosen + i]]]
+            rank = work[chosen + i] >> 8
             j = i
             while j > 0 and work[mix + j - 1] > rank:
                 work[mix + j] = work[mix + j - 1]
@@ -641,7 +661,7 @@ def _supper(row, player, meal, work):
             best_plan = plan
             for i in range(count):
                 work[best_mix + i] = work[mix + i]
-                meal[i] = work[chosen + i]
+                meal[i] = work[chosen + i] & 255
     return _SUPPER_PLANS[best_plan, 1]
 
 
@@ -1024,10 +1044,11 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out, order, work, 
         everyone = (1 << n) - 1
         for i in range(count_order):
             p = order[i]
-            if _food_value(row, HOLD + p * MAX_TOKENS, row[HOLD_N + p]) < 4:
+            eaten = _supper(row, p, meal, work)
+            if not eaten:
                 starving[p] = 1
                 continue
-            for j in range(_supper(row, p, meal, work)):
+            for j in range(eaten):
                 row[KNOWN + meal[j]] = everyone  # S18, S21h
                 _remove(row, p, meal[j])
         survivors = 0
@@ -1101,7 +1122,8 @@ def _observe(g, b, n, columns, view, legal, scratch, out, masks):
             observer = 0
             while others:  # the other players who remember this token: in their view, the
                 if others & 1:  # holder sits (holder - observer) mod n seats to the left
-                    cell = known_at + KNOWN_FIELDS * ((holder - observer) % n - 1)
+                    left = holder - observer if holder > observer else holder - observer + n
+                    cell = known_at + KNOWN_FIELDS * (left - 1)
                     out[b, observer, cell + public] += 1.0
                     out[b, observer, cell + columns[3, token]] += value
                 others >>= 1
@@ -1125,7 +1147,7 @@ def _observe(g, b, n, columns, view, legal, scratch, out, masks):
             if g[b, LAST_LOC + other] >= 0:
                 out[b, seat, choices_at + 9 * i + g[b, LAST_LOC + other]] = 1.0
                 out[b, seat, choices_at + 9 * i + 4 + g[b, LAST_ACT + other]] = 1.0
-        out[b, seat, leader_at + (leader - seat) % n] = 1.0
+        out[b, seat, leader_at + (leader - seat if leader >= seat else leader - seat + n)] = 1.0
         out[b, seat, shared] = g[b, DAY]
         for loc in range(1, 4):
             for kind in range(3):
@@ -1146,8 +1168,10 @@ def _observe(g, b, n, columns, view, legal, scratch, out, masks):
 @_jit
 def _reset_all(g, mt, seeds, n, locs, options, columns, view, legal, observations, masks):
     scratch = np.empty(SCRATCH_SIZE, np.int64)
+    pool = np.empty(MAX_TOKENS, np.int64)
+    cards = np.empty(MAX_TOKENS, np.int64)
     for b in range(len(g)):
-        _deal(g, mt, b, seeds[b], n, locs, options[0], options[1], options[2], options[3])
+        _deal(g, mt, b, seeds[b], n, locs, options, pool, cards)
         _observe(g, b, n, columns, view, legal, scratch, observations, masks)
 
 
@@ -1217,7 +1241,7 @@ def _step_all(g, mt, actions, n, locs, options, columns, view, legal, seeds, sho
     _mt_seed_many(mt, ended_shows, num_ended, ended_seeds, seed_lanes)
     for k in range(num_ended):
         b = ended_shows[k]
-        _deal_seeded(g, mt, b, n, locs, options[0], options[1], options[2], options[3])
+        _deal_seeded(g, mt, b, n, locs, options, spare, tokens)
         _observe(g, b, n, columns, view, legal, scratch, observations, masks)
 
 
@@ -1225,10 +1249,11 @@ def _step_all(g, mt, actions, n, locs, options, columns, view, legal, seeds, sho
 def _restart(g, mt, shows, n, locs, options, columns, view, legal, seeds, shows_played,
              observations, masks):
     scratch = np.empty(SCRATCH_SIZE, np.int64)
+    pool = np.empty(MAX_TOKENS, np.int64)
+    cards = np.empty(MAX_TOKENS, np.int64)
     for b in shows:
         shows_played[b] += 1
-        _deal(g, mt, b, _stream_seed(seeds[b], shows_played[b]), n, locs, options[0],
-              options[1], options[2], options[3])
+        _deal(g, mt, b, _stream_seed(seeds[b], shows_played[b]), n, locs, options, pool, cards)
         _observe(g, b, n, columns, view, legal, scratch, observations, masks)
 
 
