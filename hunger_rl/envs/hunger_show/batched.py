@@ -54,6 +54,9 @@ MAX_PLAYERS = 6
 _CATEGORY, _VALUE, _RAFT_KIND, _COLOUR = (np.array(t, np.int64) for t in token_table(MAX_PLAYERS))
 MAX_TOKENS = len(_CATEGORY)
 FRUIT, CHICKEN, RAFT, CAN, COCONUT = range(5)
+_FOOD = np.where(_CATEGORY != RAFT, _VALUE, 0)  # by token: its food value, rope and log units
+_ROPE = np.where((_CATEGORY == RAFT) & (_RAFT_KIND == 0), _VALUE, 0)
+_LOG = np.where((_CATEGORY == RAFT) & (_RAFT_KIND == 1), _VALUE, 0)
 THIEF, GUARD = 3, 4
 CONNOISSEUR, EAGLE_EYE, RAPTOR, SWEET, ARNOLD, NINJA = range(6)
 assert CHARACTERS[NINJA] == "ninja" and CHARACTERS[ARNOLD] == "arnold"
@@ -118,9 +121,12 @@ ROW_SIZE = DONE + 1
 # Per-call scratch of the day's code (int64), allocated once per batch call, not per show.
 WORK_SIZE = 5 * MAX_TOKENS + 17  # a location's day, then supper
 SPARE_SIZE = MAX_TOKENS + 4  # a catch's candidates and hidden tokens, a theft's victims
-TOKENS_SIZE = MAX_TOKENS + 4  # a copy of one holding (and a pair after it)
+TOKENS_SIZE = MAX_TOKENS + 4  # a copy of one holding
 SCRATCH_SIZE = 6 * MAX_PLAYERS  # an observation's public counts and playing positions
 
+# Integers passed to helpers are int64, never int16 reads of a row nor bare constants (numba
+# compiles a helper once per argument type, and once more per literal value): hence the
+# np.int64(...) around some arguments and counters.
 _jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 
 
@@ -387,7 +393,7 @@ def _deal_seeded(g, mt, b, n, locs, options, pool, cards):
                 g[b, base + i] = pool[start + i]
             g[b, PILE_N + loc * 3 + kind] = size
             start += size
-    count = _tokens_of_category(COCONUT, pool)
+    count = _tokens_of_category(np.int64(COCONUT), pool)
     _shuffle(mt, b, pool, count)
     for i in range(count):
         g[b, STACK + i] = pool[i]
@@ -415,7 +421,7 @@ def _deal_seeded(g, mt, b, n, locs, options, pool, cards):
 @_jit
 def _remove(row, seat, token):
     base = HOLD + seat * MAX_TOKENS
-    count = row[HOLD_N + seat]
+    count = np.int64(row[HOLD_N + seat])
     i = 0
     while row[base + i] != token:
         i += 1
@@ -441,7 +447,7 @@ def _transfer(row, token, giver, receiver):
 def _holding(row, seat, out):
     """Copy the seat's holding into ``out`` (scratch, no allocation); returns its size."""
     base = HOLD + seat * MAX_TOKENS
-    count = row[HOLD_N + seat]
+    count = np.int64(row[HOLD_N + seat])
     for i in range(count):
         out[i] = row[base + i]
     return count
@@ -451,8 +457,7 @@ def _holding(row, seat, out):
 def _food_value(tokens, start, count):
     total = 0
     for i in range(start, start + count):
-        if _CATEGORY[tokens[i]] != RAFT:
-            total += _VALUE[tokens[i]]
+        total += _FOOD[tokens[i]]
     return total
 
 
@@ -469,11 +474,9 @@ def _rope_log(tokens, start, count, skip):
     log = 0
     for i in range(start, start + count):
         token = tokens[i]
-        if token != skip and _CATEGORY[token] == RAFT:
-            if _RAFT_KIND[token] == 0:
-                rope += _VALUE[token]
-            else:
-                log += _VALUE[token]
+        if token != skip:
+            rope += _ROPE[token]
+            log += _LOG[token]
     return rope, log
 
 
@@ -488,8 +491,8 @@ def _raft_sets_units(tokens, start, count, skip):
 @_jit
 def _ranking_key(row, seat):
     base = HOLD + seat * MAX_TOKENS
-    count = row[HOLD_N + seat]
-    sets, leftover = _raft_sets_units(row, base, count, -1)
+    count = np.int64(row[HOLD_N + seat])
+    sets, leftover = _raft_sets_units(row, base, count, np.int64(-1))
     return sets, leftover, _food_value(row, base, count)
 
 
@@ -513,7 +516,7 @@ def _take(row, mt, b, taker, candidates, count):
     remembered value, else a seeded random one (in candidate order)."""
     bit = 1 << taker
     for category in _TAKE_ORDER:
-        found = 0
+        found = np.int64(0)
         best = -1
         for i in range(count):
             token = candidates[i]
@@ -538,7 +541,7 @@ def _gift(row, giver):
     """``DefaultDecisions.gift``: the cheapest food, else the raft token whose loss leaves the
     best (sets, leftover units)."""
     base = HOLD + giver * MAX_TOKENS
-    count = row[HOLD_N + giver]
+    count = np.int64(row[HOLD_N + giver])
     best = -1
     for i in range(base, base + count):
         token = np.int64(row[i])
@@ -562,7 +565,7 @@ def _gift(row, giver):
 def _ninja_hide(row, ninja, hidden, start, tokens):
     """``DefaultDecisions.ninja_hide``: the pair (or fewer) of own tokens maximising (sets,
     units, food value) of the hidden tokens alone, written to ``hidden[start:]``; ties to the
-    lowest ids. Returns the count. ``tokens``: scratch of MAX_TOKENS + 2."""
+    lowest ids. Returns the count. ``tokens``: scratch of MAX_TOKENS."""
     count = _holding(row, ninja, tokens)
     for i in range(1, count):  # insertion sort by id
         token = tokens[i]
@@ -576,13 +579,11 @@ def _ninja_hide(row, ninja, hidden, start, tokens):
             hidden[start + i] = tokens[i]
         return count
     best = (-1, -1, -1)
-    pair = count  # the pair under test sits after the holding
     for i in range(count):
         for j in range(i + 1, count):
-            tokens[pair] = tokens[i]
-            tokens[pair + 1] = tokens[j]
-            sets, left = _raft_sets_units(tokens, pair, 2, -1)
-            key = (sets, 2 * sets + left, _food_value(tokens, pair, 2))
+            first, second = tokens[i], tokens[j]
+            sets, left = _sets_units(_ROPE[first] + _ROPE[second], _LOG[first] + _LOG[second])
+            key = (sets, 2 * sets + left, _FOOD[first] + _FOOD[second])
             if key > best:
                 best = key
                 hidden[start] = tokens[i]
@@ -675,7 +676,7 @@ def _draw_coconuts(row, players, count_players, each):
         count = each + (row[CHARACTER + p] == CONNOISSEUR)
         for _ in range(min(count, row[STACK_N])):
             row[STACK_N] -= 1
-            token = row[STACK + row[STACK_N]]
+            token = np.int64(row[STACK + row[STACK_N]])
             _append(row, p, token)
             row[KNOWN + token] |= 1 << p
 
@@ -695,10 +696,11 @@ def _gather(row, loc, kind, player, quota, drawn):
     if count > quota:
         rejected = drawn[0]
         if _CATEGORY[drawn[0]] == RAFT:  # the units of holding and draw without drawn[i]
-            rope, log = _rope_log(row, HOLD + player * MAX_TOKENS, row[HOLD_N + player], -1)
-            drawn_rope, drawn_log = _rope_log(drawn, 0, count, -1)
-            rope += drawn_rope
-            log += drawn_log
+            rope, log = _rope_log(row, HOLD + player * MAX_TOKENS,
+                                  np.int64(row[HOLD_N + player]), np.int64(-1))
+            for i in range(count):
+                rope += _ROPE[drawn[i]]
+                log += _LOG[drawn[i]]
             best_sets, best_units = -1, -1
             for i in range(count):
                 if _RAFT_KIND[drawn[i]] == 0:
@@ -731,7 +733,7 @@ def _catch(row, mt, b, guards, num_guards, thieves, num_thieves, spare, tokens):
     """Guards take from caught thieves (S11); a Ninja hides 2 tokens first (S20, S21i).
     Scratch: ``spare`` holds the candidates, then the hidden tokens (from MAX_TOKENS)."""
     hidden = MAX_TOKENS
-    num_hidden = 0
+    num_hidden = np.int64(0)
     for t in range(num_thieves):
         if row[CHARACTER + thieves[t]] == NINJA:
             num_hidden += _ninja_hide(row, thieves[t], spare, hidden + num_hidden, tokens)
@@ -845,8 +847,8 @@ def _campsite_theft(row, mt, b, thief, amount, order, count_order, spare, tokens
 def _resolve_campsite(row, mt, b, order, count_order, choices, work, spare, tokens):
     thieves = work[0:MAX_PLAYERS]
     guards = work[MAX_PLAYERS:2 * MAX_PLAYERS]
-    num_thieves = 0
-    num_guards = 0
+    num_thieves = np.int64(0)
+    num_guards = np.int64(0)
     for i in range(count_order):
         p = order[i]
         if choices[p] == THIEF:  # Campsite is location 0: action = act
@@ -856,13 +858,13 @@ def _resolve_campsite(row, mt, b, order, count_order, choices, work, spare, toke
             guards[num_guards] = p
             num_guards += 1
     if num_thieves > 2:  # S8: 3+ cancel each other
-        num_thieves = 0
+        num_thieves = np.int64(0)
     if num_guards > 2:
-        num_guards = 0
+        num_guards = np.int64(0)
     if num_thieves and num_guards:
         _catch(row, mt, b, guards, num_guards, thieves, num_thieves, spare, tokens)
         givers = work[2 * MAX_PLAYERS:3 * MAX_PLAYERS]
-        num_givers = 0
+        num_givers = np.int64(0)
         for i in range(count_order):
             p = order[i]
             involved = False
@@ -916,8 +918,8 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare,
             work[owners + num_loot] = p
             num_loot += 1
             work[present + p] = 1
-    num_thieves = work[groups + THIEF] if work[groups + THIEF] <= 2 else 0
-    num_guards = work[groups + GUARD] if work[groups + GUARD] <= 2 else 0
+    num_thieves = work[groups + THIEF] if work[groups + THIEF] <= 2 else np.int64(0)
+    num_guards = work[groups + GUARD] if work[groups + GUARD] <= 2 else np.int64(0)
     if not num_thieves and not num_guards:
         return
     thieves = work[50:52]
@@ -935,7 +937,7 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare,
     if num_thieves and num_guards:
         _catch(row, mt, b, guards, num_guards, thieves, num_thieves, spare, tokens)
         givers = work[54:60]
-        num_givers = 0
+        num_givers = np.int64(0)
         for i in range(count_order):
             if work[present + order[i]]:
                 givers[num_givers] = order[i]
@@ -946,7 +948,7 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare,
             _draw_coconuts(row, thieves, num_thieves, 2 if num_thieves == 1 else 1)  # S10
             return
         remaining = work[64:64 + MAX_TOKENS]
-        left = 0
+        left = np.int64(0)
         for i in range(count_order):
             p = order[i]
             base = HOLD + p * MAX_TOKENS
@@ -1194,7 +1196,7 @@ def _step_all(g, mt, actions, n, locs, options, columns, view, legal, seeds, sho
     ended_shows = np.empty(len(g), np.int64)
     ended_seeds = np.empty(len(g), np.int64)
     seed_lanes = np.empty((_MT_N + 3, min(SEED_LANES, len(g))), np.uint64)
-    num_ended = 0
+    num_ended = np.int64(0)
     for b in range(len(g)):
         row = g[b]
         for seat in range(n):
