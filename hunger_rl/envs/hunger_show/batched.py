@@ -29,10 +29,12 @@ import numpy as np
 
 from hunger_rl.envs.hunger_show.engine import ShowConfig
 from hunger_rl.envs.hunger_show.observation import (
+    KNOWN_FIELDS,
     NUM_CHOICES,
     REWARD_MODES,
     SHAPING_WEIGHT,
     legal_mask,
+    observation_layout,
     observation_tables,
 )
 from hunger_rl.envs.hunger_show.tokens import (
@@ -52,6 +54,9 @@ MAX_PLAYERS = 6
 _CATEGORY, _VALUE, _RAFT_KIND, _COLOUR = (np.array(t, np.int64) for t in token_table(MAX_PLAYERS))
 MAX_TOKENS = len(_CATEGORY)
 FRUIT, CHICKEN, RAFT, CAN, COCONUT = range(5)
+_FOOD = np.where(_CATEGORY != RAFT, _VALUE, 0)  # by token: its food value, rope and log units
+_ROPE = np.where((_CATEGORY == RAFT) & (_RAFT_KIND == 0), _VALUE, 0)
+_LOG = np.where((_CATEGORY == RAFT) & (_RAFT_KIND == 1), _VALUE, 0)
 THIEF, GUARD = 3, 4
 CONNOISSEUR, EAGLE_EYE, RAPTOR, SWEET, ARNOLD, NINJA = range(6)
 assert CHARACTERS[NINJA] == "ninja" and CHARACTERS[ARNOLD] == "arnold"
@@ -73,6 +78,12 @@ _SUPPER_PLANS = np.array([
     [1, 2, 0, 1, 1, 0],
     [2, 2, 0, 2, 0, 0],
 ], np.int64)
+# A food token's supper order, rank << 8 | id (-1: a raft token or a coconut worth 0), and by
+# value the most tokens of that value a plan takes.
+_SUPPER_KEY = np.where((_VALUE > 0) & (_CATEGORY != RAFT),
+                       _SUPPER_RANK[_CATEGORY] << 8 | np.arange(MAX_TOKENS), -1)
+_SUPPER_KEEP = np.array([0, 4, 2, 2, 1], np.int64)
+assert MAX_TOKENS <= 256 and np.all(_SUPPER_KEEP[4:0:-1] == _SUPPER_PLANS[:, 2:].max(axis=0))
 
 CALM_CARD = EVENT_CARD_NAMES.index("calm")
 END_CARD = EVENT_CARD_NAMES.index("end")
@@ -110,8 +121,12 @@ ROW_SIZE = DONE + 1
 # Per-call scratch of the day's code (int64), allocated once per batch call, not per show.
 WORK_SIZE = 5 * MAX_TOKENS + 17  # a location's day, then supper
 SPARE_SIZE = MAX_TOKENS + 4  # a catch's candidates and hidden tokens, a theft's victims
-TOKENS_SIZE = MAX_TOKENS + 4  # a copy of one holding (and a pair after it)
+TOKENS_SIZE = MAX_TOKENS + 4  # a copy of one holding
+SCRATCH_SIZE = 6 * MAX_PLAYERS  # an observation's public counts and playing positions
 
+# Integers passed to helpers are int64, never int16 reads of a row nor bare constants (numba
+# compiles a helper once per argument type, and once more per literal value): hence the
+# np.int64(...) around some arguments and counters.
 _jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 
 
@@ -293,7 +308,12 @@ def _shuffle(mt, b, items, count):
 def _sample(mt, b, population, k, out):
     """``random.sample(population, k)`` for the small populations here (the pool method)."""
     pool = population.copy()
-    n = len(pool)
+    _sample_from_pool(mt, b, pool, len(pool), k, out)
+
+
+@_jit
+def _sample_from_pool(mt, b, pool, n, k, out):
+    """:func:`_sample` of ``pool[:n]``, which it reorders (scratch: no allocation)."""
     for i in range(k):
         j = _below(mt, b, n - i)
         out[i] = pool[j]
@@ -331,36 +351,37 @@ def _tokens_of_category(category, pool):
 
 
 @_jit
-def _deal(g, mt, b, seed, n, locs, characters, deck_size, unpleasant, end_window):
+def _deal(g, mt, b, seed, n, locs, options, pool, cards):
     """``ShowGame(config, seed)``: the same draws in the same order."""
     _mt_seed(mt, b, seed)
-    _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_window)
+    _deal_seeded(g, mt, b, n, locs, options, pool, cards)
 
 
 @_jit
-def _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_window):
-    """:func:`_deal` once ``mt[b]`` is seeded."""
-    row = g[b]
-    row[:] = 0
-    row[LEADER] = _below(mt, b, n)
+def _deal_seeded(g, mt, b, n, locs, options, pool, cards):
+    """:func:`_deal` once ``mt[b]`` is seeded. ``options``: characters, deck size, unpleasant
+    cards, end window; ``pool``, ``cards``: int64 scratch of MAX_TOKENS."""
+    characters, deck_size, unpleasant, end_window = options[0], options[1], options[2], options[3]
+    for i in range(ROW_SIZE):
+        g[b, i] = 0
+    g[b, LEADER] = _below(mt, b, n)
     for seat in range(MAX_PLAYERS):
-        row[CHARACTER + seat] = -1
-        row[LAST_LOC + seat] = -1
-        row[LAST_ACT + seat] = -1
-        row[ALIVE + seat] = seat < n
+        g[b, CHARACTER + seat] = -1
+        g[b, LAST_LOC + seat] = -1
+        g[b, LAST_ACT + seat] = -1
+        g[b, ALIVE + seat] = seat < n
     if characters:
-        chosen = np.empty(n, np.int64)
-        _sample(mt, b, np.arange(len(_SPECIALTY)), n, chosen)
+        for i in range(len(_SPECIALTY)):
+            pool[i] = i
+        _sample_from_pool(mt, b, pool, len(_SPECIALTY), n, cards)
         for seat in range(n):
-            row[CHARACTER + seat] = chosen[seat]
-    num_tokens = 90 + 8 * n
+            g[b, CHARACTER + seat] = cards[seat]
     for seat in range(n):  # each seat holds its eight cans, in id order
         for i in range(8):
             token = 90 + 8 * seat + i
-            row[HOLD + seat * MAX_TOKENS + i] = token
-            row[KNOWN + token] = 1 << seat
-        row[HOLD_N + seat] = 8
-    pool = np.empty(num_tokens, np.int64)
+            g[b, HOLD + seat * MAX_TOKENS + i] = token
+            g[b, KNOWN + token] = 1 << seat
+        g[b, HOLD_N + seat] = 8
     for kind in range(3):
         count = _tokens_of_category(kind, pool)
         _shuffle(mt, b, pool, count)
@@ -369,16 +390,17 @@ def _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_windo
         for loc in range(1, locs):
             base = PILE + (loc * 3 + kind) * PILE_MAX
             for i in range(size):
-                row[base + i] = pool[start + i]
-            row[PILE_N + loc * 3 + kind] = size
+                g[b, base + i] = pool[start + i]
+            g[b, PILE_N + loc * 3 + kind] = size
             start += size
-    count = _tokens_of_category(COCONUT, pool)
+    count = _tokens_of_category(np.int64(COCONUT), pool)
     _shuffle(mt, b, pool, count)
     for i in range(count):
-        row[STACK + i] = pool[i]
-    row[STACK_N] = count
-    cards = np.empty(DECK_MAX, np.int64)
-    _sample(mt, b, _UNPLEASANT, unpleasant, cards)
+        g[b, STACK + i] = pool[i]
+    g[b, STACK_N] = count
+    for i in range(len(_UNPLEASANT)):
+        pool[i] = _UNPLEASANT[i]
+    _sample_from_pool(mt, b, pool, len(_UNPLEASANT), unpleasant, cards)
     for i in range(unpleasant, deck_size):
         cards[i] = CALM_CARD
     _shuffle(mt, b, cards, deck_size)
@@ -388,9 +410,9 @@ def _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_windo
         cards[i] = cards[i - 1]
     cards[where] = END_CARD
     for i in range(deck_size + 1):  # the list's end is the top: store it reversed, bottom first
-        row[DECK + i] = cards[deck_size - i]
-    row[DECK_N] = deck_size + 1
-    row[LAST_EVENT] = NO_EVENT
+        g[b, DECK + i] = cards[deck_size - i]
+    g[b, DECK_N] = deck_size + 1
+    g[b, LAST_EVENT] = NO_EVENT
 
 
 # -- holdings and queries -------------------------------------------------------------------------
@@ -399,7 +421,7 @@ def _deal_seeded(g, mt, b, n, locs, characters, deck_size, unpleasant, end_windo
 @_jit
 def _remove(row, seat, token):
     base = HOLD + seat * MAX_TOKENS
-    count = row[HOLD_N + seat]
+    count = np.int64(row[HOLD_N + seat])
     i = 0
     while row[base + i] != token:
         i += 1
@@ -425,7 +447,7 @@ def _transfer(row, token, giver, receiver):
 def _holding(row, seat, out):
     """Copy the seat's holding into ``out`` (scratch, no allocation); returns its size."""
     base = HOLD + seat * MAX_TOKENS
-    count = row[HOLD_N + seat]
+    count = np.int64(row[HOLD_N + seat])
     for i in range(count):
         out[i] = row[base + i]
     return count
@@ -435,8 +457,7 @@ def _holding(row, seat, out):
 def _food_value(tokens, start, count):
     total = 0
     for i in range(start, start + count):
-        if _CATEGORY[tokens[i]] != RAFT:
-            total += _VALUE[tokens[i]]
+        total += _FOOD[tokens[i]]
     return total
 
 
@@ -453,11 +474,9 @@ def _rope_log(tokens, start, count, skip):
     log = 0
     for i in range(start, start + count):
         token = tokens[i]
-        if token != skip and _CATEGORY[token] == RAFT:
-            if _RAFT_KIND[token] == 0:
-                rope += _VALUE[token]
-            else:
-                log += _VALUE[token]
+        if token != skip:
+            rope += _ROPE[token]
+            log += _LOG[token]
     return rope, log
 
 
@@ -472,8 +491,8 @@ def _raft_sets_units(tokens, start, count, skip):
 @_jit
 def _ranking_key(row, seat):
     base = HOLD + seat * MAX_TOKENS
-    count = row[HOLD_N + seat]
-    sets, leftover = _raft_sets_units(row, base, count, -1)
+    count = np.int64(row[HOLD_N + seat])
+    sets, leftover = _raft_sets_units(row, base, count, np.int64(-1))
     return sets, leftover, _food_value(row, base, count)
 
 
@@ -497,7 +516,7 @@ def _take(row, mt, b, taker, candidates, count):
     remembered value, else a seeded random one (in candidate order)."""
     bit = 1 << taker
     for category in _TAKE_ORDER:
-        found = 0
+        found = np.int64(0)
         best = -1
         for i in range(count):
             token = candidates[i]
@@ -522,7 +541,7 @@ def _gift(row, giver):
     """``DefaultDecisions.gift``: the cheapest food, else the raft token whose loss leaves the
     best (sets, leftover units)."""
     base = HOLD + giver * MAX_TOKENS
-    count = row[HOLD_N + giver]
+    count = np.int64(row[HOLD_N + giver])
     best = -1
     for i in range(base, base + count):
         token = np.int64(row[i])
@@ -546,7 +565,7 @@ def _gift(row, giver):
 def _ninja_hide(row, ninja, hidden, start, tokens):
     """``DefaultDecisions.ninja_hide``: the pair (or fewer) of own tokens maximising (sets,
     units, food value) of the hidden tokens alone, written to ``hidden[start:]``; ties to the
-    lowest ids. Returns the count. ``tokens``: scratch of MAX_TOKENS + 2."""
+    lowest ids. Returns the count. ``tokens``: scratch of MAX_TOKENS."""
     count = _holding(row, ninja, tokens)
     for i in range(1, count):  # insertion sort by id
         token = tokens[i]
@@ -560,13 +579,11 @@ def _ninja_hide(row, ninja, hidden, start, tokens):
             hidden[start + i] = tokens[i]
         return count
     best = (-1, -1, -1)
-    pair = count  # the pair under test sits after the holding
     for i in range(count):
         for j in range(i + 1, count):
-            tokens[pair] = tokens[i]
-            tokens[pair + 1] = tokens[j]
-            sets, left = _raft_sets_units(tokens, pair, 2, -1)
-            key = (sets, 2 * sets + left, _food_value(tokens, pair, 2))
+            first, second = tokens[i], tokens[j]
+            sets, left = _sets_units(_ROPE[first] + _ROPE[second], _LOG[first] + _LOG[second])
+            key = (sets, 2 * sets + left, _FOOD[first] + _FOOD[second])
             if key > best:
                 best = key
                 hidden[start] = tokens[i]
@@ -576,31 +593,38 @@ def _ninja_hide(row, ninja, hidden, start, tokens):
 
 @_jit
 def _supper(row, player, meal, work):
-    """``DefaultDecisions.supper`` into ``meal``; returns the number of tokens. ``work`` is
-    scratch space of at least WORK_SIZE ints (no allocation on this hot path)."""
-    # work[v * MAX_TOKENS + i]: food tokens of value v (1..4), ordered by (supper rank, id);
-    # sizes at work[5 * MAX_TOKENS + v].
-    sizes = 5 * MAX_TOKENS
+    """``DefaultDecisions.supper`` into ``meal``; returns the number of tokens, 0 when the
+    player's food is worth less than 4 (it starves). ``work``: scratch of at least 37 ints
+    (no allocation on this hot path)."""
+    # work[4 * v + i]: supper keys of the player's food tokens of value v (1..4), sorted, only
+    # as many as a plan takes; their counts at work[sizes + v].
+    sizes = 20
     for value in range(5):
         work[sizes + value] = 0
+    total = 0
     base = HOLD + player * MAX_TOKENS
     for i in range(row[HOLD_N + player]):
         token = np.int64(row[base + i])
-        value = _VALUE[token]
-        if value == 0 or _CATEGORY[token] == RAFT:
+        key = _SUPPER_KEY[token]
+        if key < 0:
             continue
-        key = _SUPPER_RANK[_CATEGORY[token]] * 1000 + token
-        j = work[sizes + value]
-        while j > 0:  # insertion sort by key
-            other = work[value * MAX_TOKENS + j - 1]
-            if _SUPPER_RANK[_CATEGORY[other]] * 1000 + other <= key:
-                break
-            work[value * MAX_TOKENS + j] = other
+        value = _VALUE[token]
+        total += value
+        size = work[sizes + value]
+        if size == _SUPPER_KEEP[value]:
+            if work[4 * value + size - 1] < key:
+                continue
+            size -= 1  # the largest kept key gives way
+        j = size
+        while j > 0 and work[4 * value + j - 1] > key:  # insertion sort
+            work[4 * value + j] = work[4 * value + j - 1]
             j -= 1
-        work[value * MAX_TOKENS + j] = token
-        work[sizes + value] += 1
+        work[4 * value + j] = key
+        work[sizes + value] = size + 1
+    if total < 4:
+        return 0
     if work[sizes + 4]:
-        meal[0] = work[4 * MAX_TOKENS]
+        meal[0] = work[16] & 255
         return 1
     mix = sizes + 5
     best_mix = mix + 4
@@ -619,10 +643,10 @@ def _supper(row, player, meal, work):
         count = 0
         for v in range(4):
             for i in range(_SUPPER_PLANS[plan, 2 + v]):
-                work[chosen + count] = work[(4 - v) * MAX_TOKENS + i]
+                work[chosen + count] = work[4 * (4 - v) + i]
                 count += 1
         for i in range(count):  # the sorted ranks of the chosen tokens (insertion sort)
-            rank = _SUPPER_RANK[_CATEGORY[work[chosen + i]]]
+            rank = work[chosen + i] >> 8
             j = i
             while j > 0 and work[mix + j - 1] > rank:
                 work[mix + j] = work[mix + j - 1]
@@ -638,7 +662,7 @@ def _supper(row, player, meal, work):
             best_plan = plan
             for i in range(count):
                 work[best_mix + i] = work[mix + i]
-                meal[i] = work[chosen + i]
+                meal[i] = work[chosen + i] & 255
     return _SUPPER_PLANS[best_plan, 1]
 
 
@@ -652,7 +676,7 @@ def _draw_coconuts(row, players, count_players, each):
         count = each + (row[CHARACTER + p] == CONNOISSEUR)
         for _ in range(min(count, row[STACK_N])):
             row[STACK_N] -= 1
-            token = row[STACK + row[STACK_N]]
+            token = np.int64(row[STACK + row[STACK_N]])
             _append(row, p, token)
             row[KNOWN + token] |= 1 << p
 
@@ -672,10 +696,11 @@ def _gather(row, loc, kind, player, quota, drawn):
     if count > quota:
         rejected = drawn[0]
         if _CATEGORY[drawn[0]] == RAFT:  # the units of holding and draw without drawn[i]
-            rope, log = _rope_log(row, HOLD + player * MAX_TOKENS, row[HOLD_N + player], -1)
-            drawn_rope, drawn_log = _rope_log(drawn, 0, count, -1)
-            rope += drawn_rope
-            log += drawn_log
+            rope, log = _rope_log(row, HOLD + player * MAX_TOKENS,
+                                  np.int64(row[HOLD_N + player]), np.int64(-1))
+            for i in range(count):
+                rope += _ROPE[drawn[i]]
+                log += _LOG[drawn[i]]
             best_sets, best_units = -1, -1
             for i in range(count):
                 if _RAFT_KIND[drawn[i]] == 0:
@@ -708,7 +733,7 @@ def _catch(row, mt, b, guards, num_guards, thieves, num_thieves, spare, tokens):
     """Guards take from caught thieves (S11); a Ninja hides 2 tokens first (S20, S21i).
     Scratch: ``spare`` holds the candidates, then the hidden tokens (from MAX_TOKENS)."""
     hidden = MAX_TOKENS
-    num_hidden = 0
+    num_hidden = np.int64(0)
     for t in range(num_thieves):
         if row[CHARACTER + thieves[t]] == NINJA:
             num_hidden += _ninja_hide(row, thieves[t], spare, hidden + num_hidden, tokens)
@@ -822,8 +847,8 @@ def _campsite_theft(row, mt, b, thief, amount, order, count_order, spare, tokens
 def _resolve_campsite(row, mt, b, order, count_order, choices, work, spare, tokens):
     thieves = work[0:MAX_PLAYERS]
     guards = work[MAX_PLAYERS:2 * MAX_PLAYERS]
-    num_thieves = 0
-    num_guards = 0
+    num_thieves = np.int64(0)
+    num_guards = np.int64(0)
     for i in range(count_order):
         p = order[i]
         if choices[p] == THIEF:  # Campsite is location 0: action = act
@@ -833,13 +858,13 @@ def _resolve_campsite(row, mt, b, order, count_order, choices, work, spare, toke
             guards[num_guards] = p
             num_guards += 1
     if num_thieves > 2:  # S8: 3+ cancel each other
-        num_thieves = 0
+        num_thieves = np.int64(0)
     if num_guards > 2:
-        num_guards = 0
+        num_guards = np.int64(0)
     if num_thieves and num_guards:
         _catch(row, mt, b, guards, num_guards, thieves, num_thieves, spare, tokens)
         givers = work[2 * MAX_PLAYERS:3 * MAX_PLAYERS]
-        num_givers = 0
+        num_givers = np.int64(0)
         for i in range(count_order):
             p = order[i]
             involved = False
@@ -893,8 +918,8 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare,
             work[owners + num_loot] = p
             num_loot += 1
             work[present + p] = 1
-    num_thieves = work[groups + THIEF] if work[groups + THIEF] <= 2 else 0
-    num_guards = work[groups + GUARD] if work[groups + GUARD] <= 2 else 0
+    num_thieves = work[groups + THIEF] if work[groups + THIEF] <= 2 else np.int64(0)
+    num_guards = work[groups + GUARD] if work[groups + GUARD] <= 2 else np.int64(0)
     if not num_thieves and not num_guards:
         return
     thieves = work[50:52]
@@ -912,7 +937,7 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare,
     if num_thieves and num_guards:
         _catch(row, mt, b, guards, num_guards, thieves, num_thieves, spare, tokens)
         givers = work[54:60]
-        num_givers = 0
+        num_givers = np.int64(0)
         for i in range(count_order):
             if work[present + order[i]]:
                 givers[num_givers] = order[i]
@@ -923,7 +948,7 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare,
             _draw_coconuts(row, thieves, num_thieves, 2 if num_thieves == 1 else 1)  # S10
             return
         remaining = work[64:64 + MAX_TOKENS]
-        left = 0
+        left = np.int64(0)
         for i in range(count_order):
             p = order[i]
             base = HOLD + p * MAX_TOKENS
@@ -1021,10 +1046,11 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out, order, work, 
         everyone = (1 << n) - 1
         for i in range(count_order):
             p = order[i]
-            if _food_value(row, HOLD + p * MAX_TOKENS, row[HOLD_N + p]) < 4:
+            eaten = _supper(row, p, meal, work)
+            if not eaten:
                 starving[p] = 1
                 continue
-            for j in range(_supper(row, p, meal, work)):
+            for j in range(eaten):
                 row[KNOWN + meal[j]] = everyone  # S18, S21h
                 _remove(row, p, meal[j])
         survivors = 0
@@ -1069,69 +1095,86 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out, order, work, 
 
 
 @_jit
-def _observe(row, n, tables, gather, flat, order, out, masks, legal):
-    """Every seat's observation and mask of one show (``ShowParallelEnv._observe_all``)."""
-    own_column, unit_column, public_column, known_field, offsets = tables
-    own_base, counts_base, alive_base = offsets[0], offsets[1], offsets[2]
-    leader_base, order_base, choices_base = offsets[3], offsets[4], offsets[5]
-    known_base, character_base, shared = offsets[6], offsets[7], offsets[8]
-    own_width = (counts_base - own_base) // n
-    flat[:] = 0.0
+def _observe(g, b, n, columns, view, legal, scratch, out, masks):
+    """Every seat's observation and mask of show b (``ShowParallelEnv._observe_all``), written
+    straight into ``out[b, seat]`` and ``masks[b, seat]``. ``columns``: per token its own-count
+    column, raft-unit column (0: none), public category and known-value field; ``view``: where
+    each block of one seat's observation starts (``observation_layout``); ``scratch``: int64 of
+    SCRATCH_SIZE."""
+    counts_at, alive_at, leader_at, order_at = view[0], view[1], view[2], view[3]
+    shared, choices_at, known_at, character_at = view[4], view[5], view[6], view[7]
+    size = out.shape[2]
+    for seat in range(n):
+        for i in range(size):
+            out[b, seat, i] = 0.0
+    position = 5 * MAX_PLAYERS  # scratch: per holder its 5 public counts, then its position
+    for i in range(5 * n):
+        scratch[i] = 0
     for holder in range(n):
-        own = own_base + own_width * holder
-        counts = counts_base + 5 * holder
         base = HOLD + holder * MAX_TOKENS
-        for i in range(row[HOLD_N + holder]):
-            token = row[base + i]
-            flat[own + own_column[token]] += 1
-            if unit_column[token]:
-                flat[own + unit_column[token]] += _VALUE[token]
-            flat[counts + public_column[token]] += 1
-            others = row[KNOWN + token] & ~(1 << holder)
+        for i in range(g[b, HOLD_N + holder]):
+            token = np.int64(g[b, base + i])
+            value = _VALUE[token]
+            out[b, holder, columns[0, token]] += 1.0
+            if columns[1, token]:
+                out[b, holder, columns[1, token]] += value
+            public = columns[2, token]
+            scratch[5 * holder + public] += 1
+            others = g[b, KNOWN + token] & ~(1 << holder)
             observer = 0
-            while others:  # the other players who remember this token
-                if others & 1:
-                    cell = known_base + 11 * (observer * n + holder)
-                    flat[cell + public_column[token]] += 1
-                    flat[cell + known_field[token]] += _VALUE[token]
+            while others:  # the other players who remember this token: in their view, the
+                if others & 1:  # holder sits (holder - observer) mod n seats to the left
+                    left = holder - observer if holder > observer else holder - observer + n
+                    cell = known_at + KNOWN_FIELDS * (left - 1)
+                    out[b, observer, cell + public] += 1.0
+                    out[b, observer, cell + columns[3, token]] += value
                 others >>= 1
                 observer += 1
-    flat[leader_base + row[LEADER]] = 1.0
+        scratch[position + holder] = -1
+    leader = g[b, LEADER]
+    placed = 0
+    for i in range(n):  # the playing order, from the leader
+        seat = (leader + i) % n
+        if g[b, ALIVE + seat]:
+            scratch[position + seat] = placed
+            placed += 1
+    live = g[b, DONE] == 0
     for seat in range(n):
-        flat[alive_base + seat] = row[ALIVE + seat]
-        flat[order_base + seat] = -1.0
-        if row[LAST_LOC + seat] >= 0:
-            flat[choices_base + 9 * seat + row[LAST_LOC + seat]] = 1.0
-            flat[choices_base + 9 * seat + 4 + row[LAST_ACT + seat]] = 1.0
-        flat[character_base + 7 * seat + 1 + row[CHARACTER + seat]] = 1.0
-    for position in range(_playing_order(row, n, order)):
-        flat[order_base + order[position]] = position
-    flat[shared] = row[DAY]
-    for loc in range(1, 4):
-        for kind in range(3):
-            flat[shared + 1 + (loc - 1) * 3 + kind] = row[PILE_N + loc * 3 + kind]
-    flat[shared + 10] = row[STACK_N]
-    flat[shared + 11] = row[DECK_N]
-    if row[LAST_EVENT] >= 0:
-        flat[shared + 12 + row[LAST_EVENT]] = 1.0
-    for seat in range(n):
-        for i in range(gather.shape[1]):
-            out[seat, i] = flat[gather[seat, i]]
-        live = row[ALIVE + seat] == 1 and row[DONE] == 0
+        for i in range(n):  # the other seats from this one's left
+            other = seat + i if seat + i < n else seat + i - n
+            for c in range(5):
+                out[b, seat, counts_at + 5 * i + c] = scratch[5 * other + c]
+            out[b, seat, alive_at + i] = g[b, ALIVE + other]
+            out[b, seat, order_at + i] = scratch[position + other]
+            if g[b, LAST_LOC + other] >= 0:
+                out[b, seat, choices_at + 9 * i + g[b, LAST_LOC + other]] = 1.0
+                out[b, seat, choices_at + 9 * i + 4 + g[b, LAST_ACT + other]] = 1.0
+        out[b, seat, leader_at + (leader - seat if leader >= seat else leader - seat + n)] = 1.0
+        out[b, seat, shared] = g[b, DAY]
+        for loc in range(1, 4):
+            for kind in range(3):
+                out[b, seat, shared + 1 + (loc - 1) * 3 + kind] = g[b, PILE_N + loc * 3 + kind]
+        out[b, seat, shared + 10] = g[b, STACK_N]
+        out[b, seat, shared + 11] = g[b, DECK_N]
+        if g[b, LAST_EVENT] >= 0:
+            out[b, seat, shared + 12 + g[b, LAST_EVENT]] = 1.0
+        out[b, seat, character_at + 1 + g[b, CHARACTER + seat]] = 1.0
+        seat_live = live and g[b, ALIVE + seat] == 1
         for a in range(NUM_CHOICES):
-            masks[seat, a] = legal[a] if live else 0
+            masks[b, seat, a] = legal[a] if seat_live else 0
 
 
 # -- the batch ------------------------------------------------------------------------------------
 
 
 @_jit
-def _reset_all(g, mt, seeds, n, locs, options, tables, gather, legal, observations, masks):
-    flat = np.zeros(tables[4][-1] + 22, np.float32)
-    order = np.empty(MAX_PLAYERS, np.int64)
+def _reset_all(g, mt, seeds, n, locs, options, columns, view, legal, observations, masks):
+    scratch = np.empty(SCRATCH_SIZE, np.int64)
+    pool = np.empty(MAX_TOKENS, np.int64)
+    cards = np.empty(MAX_TOKENS, np.int64)
     for b in range(len(g)):
-        _deal(g, mt, b, seeds[b], n, locs, options[0], options[1], options[2], options[3])
-        _observe(g[b], n, tables, gather, flat, order, observations[b], masks[b], legal)
+        _deal(g, mt, b, seeds[b], n, locs, options, pool, cards)
+        _observe(g, b, n, columns, view, legal, scratch, observations, masks)
 
 
 @_jit
@@ -1140,10 +1183,10 @@ def _r1(n, share):
 
 
 @_jit
-def _step_all(g, mt, actions, n, locs, options, tables, gather, legal, seeds, shows_played,
+def _step_all(g, mt, actions, n, locs, options, columns, view, legal, seeds, shows_played,
               shaped, observations, masks, rewards, terminated, done, final_observations,
               final_masks, winners, end_condition, ranking_keys, days):
-    flat = np.zeros(tables[4][-1] + 22, np.float32)
+    scratch = np.empty(SCRATCH_SIZE, np.int64)
     was_alive = np.zeros(MAX_PLAYERS, np.bool_)
     changes = np.zeros(MAX_PLAYERS)
     order = np.empty(MAX_PLAYERS, np.int64)
@@ -1153,7 +1196,7 @@ def _step_all(g, mt, actions, n, locs, options, tables, gather, legal, seeds, sh
     ended_shows = np.empty(len(g), np.int64)
     ended_seeds = np.empty(len(g), np.int64)
     seed_lanes = np.empty((_MT_N + 3, min(SEED_LANES, len(g))), np.uint64)
-    num_ended = 0
+    num_ended = np.int64(0)
     for b in range(len(g)):
         row = g[b]
         for seat in range(n):
@@ -1189,32 +1232,31 @@ def _step_all(g, mt, actions, n, locs, options, tables, gather, legal, seeds, sh
         if ended:
             end_condition[b] = condition
             days[b] = row[DAY]
-            _observe(row, n, tables, gather, flat, order, final_observations[b], final_masks[b],
-                     legal)
+            _observe(g, b, n, columns, view, legal, scratch, final_observations, final_masks)
             shows_played[b] += 1
             ended_shows[num_ended] = b
             ended_seeds[num_ended] = _stream_seed(seeds[b], shows_played[b])
             num_ended += 1
         else:
-            _observe(row, n, tables, gather, flat, order, observations[b], masks[b], legal)
+            _observe(g, b, n, columns, view, legal, scratch, observations, masks)
     # The next shows of the ended ones, seeded together (interleaved chains), then dealt.
     _mt_seed_many(mt, ended_shows, num_ended, ended_seeds, seed_lanes)
     for k in range(num_ended):
         b = ended_shows[k]
-        _deal_seeded(g, mt, b, n, locs, options[0], options[1], options[2], options[3])
-        _observe(g[b], n, tables, gather, flat, order, observations[b], masks[b], legal)
+        _deal_seeded(g, mt, b, n, locs, options, spare, tokens)
+        _observe(g, b, n, columns, view, legal, scratch, observations, masks)
 
 
 @_jit
-def _restart(g, mt, shows, n, locs, options, tables, gather, legal, seeds, shows_played,
+def _restart(g, mt, shows, n, locs, options, columns, view, legal, seeds, shows_played,
              observations, masks):
-    flat = np.zeros(tables[4][-1] + 22, np.float32)
-    order = np.empty(MAX_PLAYERS, np.int64)
+    scratch = np.empty(SCRATCH_SIZE, np.int64)
+    pool = np.empty(MAX_TOKENS, np.int64)
+    cards = np.empty(MAX_TOKENS, np.int64)
     for b in shows:
         shows_played[b] += 1
-        _deal(g, mt, b, _stream_seed(seeds[b], shows_played[b]), n, locs, options[0],
-              options[1], options[2], options[3])
-        _observe(g[b], n, tables, gather, flat, order, observations[b], masks[b], legal)
+        _deal(g, mt, b, _stream_seed(seeds[b], shows_played[b]), n, locs, options, pool, cards)
+        _observe(g, b, n, columns, view, legal, scratch, observations, masks)
 
 
 @_jit
@@ -1265,14 +1307,12 @@ class BatchedShow:
         self.options = np.array([config.characters, config.deck_size, config.unpleasant,
                                  config.end_window], np.int64)
         reference = observation_tables(n)
-        o = reference.offsets
-        self.tables = (
-            np.array(reference.own_column, np.int64), np.array(reference.unit_column, np.int64),
-            np.array(reference.public_column, np.int64),
-            np.array(reference.known_value_field, np.int64),
-            np.array([o[k] for k in ("own", "counts", "alive", "leader", "order", "choices",
-                                     "known", "character", "shared")], np.int64))
-        self.gather = np.stack(reference.gather).astype(np.int64)
+        self.columns = np.array([reference.own_column, reference.unit_column,
+                                 reference.public_column, reference.known_value_field], np.int64)
+        layout = observation_layout(n)
+        self.view = np.array([layout[name].start for name in (
+            "token_counts", "alive", "leader", "playing_order", "day", "last_choices",
+            "known_values", "character")], np.int64)
         self.legal = legal_mask(n)
         size = reference.observation_size
         self.observation_size = size
@@ -1311,7 +1351,7 @@ class BatchedShow:
         self.shows_played[:] = 0
         out = self.outputs
         _reset_all(self.games, self.mt, self.seeds, self.num_players, self.num_locations,
-                   self.options, self.tables, self.gather, self.legal, out.observations,
+                   self.options, self.columns, self.view, self.legal, out.observations,
                    out.action_masks)
         out.done[:] = False
         out.terminated[:] = False
@@ -1350,7 +1390,7 @@ class BatchedShow:
             raise InvalidValueError(f"shows must be in 0..{self.batch_size - 1}")
         out = self.outputs
         _restart(self.games, self.mt, shows, self.num_players, self.num_locations,
-                 self.options, self.tables, self.gather, self.legal, self.seeds,
+                 self.options, self.columns, self.view, self.legal, self.seeds,
                  self.shows_played, out.observations, out.action_masks)
         return out
 
@@ -1361,7 +1401,7 @@ class BatchedShow:
         actions = self.check_actions(actions)
         out = self.outputs
         _step_all(self.games, self.mt, actions, self.num_players, self.num_locations,
-                  self.options, self.tables, self.gather, self.legal, self.seeds,
+                  self.options, self.columns, self.view, self.legal, self.seeds,
                   self.shows_played, self.reward_mode == "shaped", out.observations,
                   out.action_masks, out.rewards, out.terminated, out.done,
                   out.final_observations, out.final_masks, out.winners, out.end_condition,
