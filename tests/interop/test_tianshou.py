@@ -27,6 +27,7 @@ CASES = [(game, n) for game, counts in PLAYER_COUNTS.items() for n in counts]
 
 @pytest.mark.parametrize(("game", "num_players"), CASES)
 def test_random_masked_players_collect_whole_games(game, num_players):
+    np.random.seed(num_players)  # Tianshou's random players draw from NumPy's global generator
     envs = [PettingZooEnv(pettingzoo_env(game, "tianshou", parallel=False,
                                          num_players=num_players)) for _ in range(2)]
     algorithm = MultiAgentOffPolicyAlgorithm(
