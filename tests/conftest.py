@@ -4,8 +4,8 @@ waits for a core, many times slower on a busy machine (as the trainers' ``torch_
 Subprocesses the tests start inherit the setting.
 
 On a cold numba cache (a fresh clone), a large run first compiles the batched engines and the
-compiled players in two processes at once (``numba_warmup.py``), while the test processes
-start and collect; the tests then load the compiled code from the cache."""
+compiled players, one process per part (``numba_warmup.py``), while the test processes start
+and collect; the tests then load the compiled code from the cache instead of each compiling it."""
 
 import os
 

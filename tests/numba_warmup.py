@@ -3,7 +3,7 @@ large test run (``conftest.py`` starts it on a cold cache, as in a fresh clone).
 
 Without it, each test process (one per xdist worker, and the subprocesses some tests start)
 compiles what its tests call as it meets them, several processes often the same functions at
-once. Here two processes, one per part, compile everything once; the tests then load it.
+once. Here one process per part compiles everything once; the tests then load it.
 
 ``python tests/numba_warmup.py PART`` (PART: one of ``PARTS``) compiles one part.
 """
@@ -59,16 +59,12 @@ def show_engine() -> None:
     show.restart([0])
 
 
-def players() -> None:
-    """The Hungry engine, its compiled policies, search playouts and learner loop; the compiled
-    HUNGER players and crowd features."""
+def hungry() -> None:
+    """The Hungry engine, its compiled policies, the search's playouts, the learner loop."""
     import numpy as np
 
-    from hunger_rl.envs.hunger_show.batched import observation_size
-    from hunger_rl.envs.hunger_show.env import NUM_CHOICES
     from hunger_rl.envs.hungry.batched import BatchedHungry, stream_deck
     from hunger_rl.envs.hungry.view import HungryView
-    from hunger_rl.policies.hunger_show_batched import BatchedShowPolicies, crowd_features
     from hunger_rl.policies.hungry_batched import (
         POLICY_KINDS,
         BatchedPolicy,
@@ -92,6 +88,15 @@ def players() -> None:
     candidates = np.flatnonzero(outputs.action_masks[0])[:2]
     playout_win_shares(view, candidates, 1, np.random.default_rng(0))
 
+
+def show_players() -> None:
+    """The compiled HUNGER players and the crowd features of the learned players' encoder."""
+    import numpy as np
+
+    from hunger_rl.envs.hunger_show.batched import observation_size
+    from hunger_rl.envs.hunger_show.env import NUM_CHOICES
+    from hunger_rl.policies.hunger_show_batched import BatchedShowPolicies, crowd_features
+
     n = 3
     observations = np.zeros((1, n, observation_size(n)), np.float32)
     masks = np.ones((1, n, NUM_CHOICES), np.int8)
@@ -99,11 +104,12 @@ def players() -> None:
     crowd_features(observations[0], n, 1.0)
 
 
-PARTS = {"show_engine": show_engine, "players": players}
+PARTS = {"show_engine": show_engine, "hungry": hungry, "show_players": show_players}
 
 
 def start() -> list[subprocess.Popen]:
-    """One process per part, started in the background."""
+    """One process per part, started in the background: on two cores they take about the
+    time of half their total (the longest part takes less), however that changes."""
     return [subprocess.Popen([sys.executable, __file__, part], cwd=ROOT) for part in PARTS]
 
 
