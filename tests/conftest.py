@@ -4,10 +4,11 @@ waits for a core, many times slower on a busy machine (as the trainers' ``torch_
 Subprocesses the tests start inherit the setting.
 
 On a cold numba cache (a fresh clone), a large run first compiles the batched engines and the
-compiled players, one process per part (``numba_warmup.py``), while the test processes start
+compiled players, one process per core (``numba_warmup.py``), while the test processes start
 and collect; the tests then load the compiled code from the cache instead of each compiling it."""
 
 import os
+import subprocess
 
 import numba_warmup  # beside this file, which pytest puts on sys.path
 import pytest
@@ -18,7 +19,7 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 # A run of fewer tests compiles only what they call, in its own process.
 LARGE_RUN = 100
-_WARMUP = pytest.StashKey[list]()
+_WARMUP = pytest.StashKey[subprocess.Popen]()
 
 
 def pytest_configure(config):
@@ -28,11 +29,13 @@ def pytest_configure(config):
 
 def _finish_warmup(config, num_tests: int) -> None:
     """Wait for the warm-up before a large run; stop it before a small one."""
-    processes = config.stash.get(_WARMUP, [])
-    config.stash[_WARMUP] = []
-    for process in processes:
-        if num_tests < LARGE_RUN or config.option.collectonly:
-            process.kill()
+    process = config.stash.get(_WARMUP, None)
+    if process is None:
+        return
+    del config.stash[_WARMUP]
+    if num_tests < LARGE_RUN or config.option.collectonly:
+        numba_warmup.stop(process)
+    else:
         process.wait()
 
 

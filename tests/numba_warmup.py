@@ -3,15 +3,17 @@ large test run (``conftest.py`` starts it on a cold cache, as in a fresh clone).
 
 Without it, each test process (one per xdist worker, and the subprocesses some tests start)
 compiles what its tests call as it meets them, several processes often the same functions at
-once. Here one process per part compiles everything once; the tests then load it.
+once. Here the parts are compiled once, one process per core; the tests then load them.
 
-``python tests/numba_warmup.py PART`` (PART: one of ``PARTS``) compiles one part.
+``python tests/numba_warmup.py PART...`` (PARTs from ``PARTS``) compiles those parts.
 """
 
 from __future__ import annotations
 
 import glob
+import multiprocessing
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -104,14 +106,30 @@ def show_players() -> None:
     crowd_features(observations[0], n, 1.0)
 
 
+# Longest first, so that a part left alone at the end is a short one.
 PARTS = {"show_engine": show_engine, "hungry": hungry, "show_players": show_players}
 
 
-def start() -> list[subprocess.Popen]:
-    """One process per part, started in the background: on two cores they take about the
-    time of half their total (the longest part takes less), however that changes."""
-    return [subprocess.Popen([sys.executable, __file__, part], cwd=ROOT) for part in PARTS]
+def compile_parts(parts) -> None:
+    """The parts, as many at once as there are cores, each process taking the next part."""
+    with multiprocessing.Pool(min(len(parts), os.cpu_count() or 1)) as pool:
+        pool.map(_compile, parts, chunksize=1)
+
+
+def _compile(part: str) -> None:
+    PARTS[part]()
+
+
+def start() -> subprocess.Popen:
+    """Every part, in the background, in a process group of its own (see :func:`stop`)."""
+    return subprocess.Popen([sys.executable, __file__, *PARTS], cwd=ROOT, start_new_session=True)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """End the warm-up and its pool's processes."""
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
 
 
 if __name__ == "__main__":
-    PARTS[sys.argv[1]]()
+    compile_parts(sys.argv[1:])
