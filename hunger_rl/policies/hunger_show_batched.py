@@ -39,6 +39,9 @@ _CHICKEN_VALUES = np.array([1.0, 2.0, 4.0])
 _COCONUT_VALUES = np.array([0.0, 1.0, 2.0])
 _MEAN_FOOD = MEAN_FRUIT  # fruit and chicken have the same mean (46/18)
 CROWD_SIZE = 2 * NUM_CHOICES + 2 * NUM_PLACES
+# The reply rounds as int64 rather than Python ints, which numba types as literals and compiles
+# crowd_values (the bulk of this module's compile time) once per value for.
+_CROWD_ROUNDS, _EXPERT_ROUNDS = np.int64(CROWD_REPLY_ROUNDS), np.int64(REPLY_ROUNDS)
 
 _jit = numba.njit(cache=True, nogil=True)
 
@@ -298,8 +301,9 @@ def crowd_values(obs, offsets, n, actions, count, habits, rounds, out, crowd):
     for s in range(n):
         if obs[alive + s] == 0:
             forecast[s] = 0.0
-    _values(obs, offsets, n, 0, food_weights[0], raft_values[0], forecast, actions, count, out,
-            nobody, exactly_one, thief_risk, guard_risk)
+    # np.int64: a literal 0 would have numba compile a second copy of _values for it.
+    _values(obs, offsets, n, np.int64(0), food_weights[0], raft_values[0], forecast, actions,
+            count, out, nobody, exactly_one, thief_risk, guard_risk)
 
 
 # -- the batch ---------------------------------------------------------------------------------
@@ -331,7 +335,7 @@ def _act_all(observations, masks, kinds, offsets, rng, pick_counts, last_day, ou
             elif kind == 2:
                 _revealed_picks(obs, offsets, n, picks)
                 _habits_from_counts(obs, offsets, n, actions, count, picks, habits)
-                crowd_values(obs, offsets, n, actions, count, habits, CROWD_REPLY_ROUNDS, values,
+                crowd_values(obs, offsets, n, actions, count, habits, _CROWD_ROUNDS, values,
                              crowd)
                 out[b, seat] = _pick_best(values, actions, count, rng, b)
             else:
@@ -345,7 +349,8 @@ def _act_all(observations, masks, kinds, offsets, rng, pick_counts, last_day, ou
                     memory += picks
                 last_day[b, seat] = day
                 _habits_from_counts(obs, offsets, n, actions, count, memory, habits)
-                crowd_values(obs, offsets, n, actions, count, habits, REPLY_ROUNDS, values, crowd)
+                crowd_values(obs, offsets, n, actions, count, habits, _EXPERT_ROUNDS, values,
+                             crowd)
                 probabilities[:] = 0.0
                 _softmax_into(values, count, probabilities, actions)
                 draw = _uniform(rng, b)
@@ -376,7 +381,7 @@ def _crowd_features(observations, offsets, n, scale, out):
         obs = observations[k]
         _revealed_picks(obs, offsets, n, picks)
         _habits_from_counts(obs, offsets, n, actions, count, picks, habits)
-        crowd_values(obs, offsets, n, actions, count, habits, CROWD_REPLY_ROUNDS, values, crowd)
+        crowd_values(obs, offsets, n, actions, count, habits, _CROWD_ROUNDS, values, crowd)
         best = values[:count].max()
         for a in range(count):
             location = a // NUM_ACTS

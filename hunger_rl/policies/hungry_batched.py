@@ -97,9 +97,8 @@ def _greedy_action(g, b, num_players, void_tied_second, rng_state):
     player = np.int64(g[b, CURRENT])
     hand = HANDS + player * NUM_CARD_TYPES
     saved_totals = np.empty(MAX_PLAYERS, np.int8)
-    best_margin = -1000
-    best_action = -1
-    ties = 0
+    # int64 from the start: a literal first value would compile _keep_best for it too.
+    best_margin, best_action, ties = np.int64(-1000), np.int64(-1), np.int64(0)
     for action in range(NUM_ACTIONS):
         if g[b, hand + (action >> 1)] == 0:
             continue
@@ -124,7 +123,7 @@ def _greedy_action(g, b, num_players, void_tied_second, rng_state):
         for p in range(num_players):
             g[b, TOTALS + p] = saved_totals[p]
         best_margin, best_action, ties = _keep_best(
-            margin, action, best_margin, best_action, ties, 0, rng_state, b
+            margin, action, best_margin, best_action, ties, np.int64(0), rng_state, b
         )
     return best_action
 
@@ -313,7 +312,8 @@ def forecast_values(g, b, num_players, scratch, values, details):
     # places[variant, resort, first or second, seat]; the played variants only where needed.
     for r in range(NUM_RESORTS):
         _resort_forecast(
-            g, b, r, 0, num_players, mover, unseen_fit, own_fit, chances, work, places[_STANDING, r]
+            g, b, r, np.int64(0), num_players, mover, unseen_fit, own_fit, chances, work,
+            places[_STANDING, r],
         )
         if own_fit[r] > 0:
             for variant in (_PLAYED_HERE, _PLAYED_ELSEWHERE):
@@ -392,9 +392,7 @@ def forecast_action(g, b, num_players, rng_state, scratch):
     """The mover's play of best forecast value in game b; ties at random."""
     values = scratch[4]
     forecast_values(g, b, num_players, scratch, values, scratch[5])
-    best_value = -np.inf
-    best_action = -1
-    ties = 0
+    best_value, best_action, ties = -np.inf, np.int64(-1), np.int64(0)  # as _greedy_action
     for action in range(NUM_ACTIONS):
         if values[action] != -np.inf:
             best_value, best_action, ties = _keep_best(
@@ -421,6 +419,7 @@ def _forecast_values_of_observations(
     observer of ``observations[i]``, from a game row rebuilt out of what the observation shows
     (seat 0 is the observer)."""
     row = np.zeros((1, ROW_SIZE), np.int8)
+    game = np.int64(0)  # the row's one game
     scratch = forecast_scratch()
     for i in range(observations.shape[0]):
         obs = observations[i]
@@ -436,7 +435,7 @@ def _forecast_values_of_observations(
             row[0, HANDS + t] = np.int64(obs[t])
         row[0, HAND_SIZES] = np.int64(obs[sizes_start])
         row[0, NUM_PLAYS] = plays
-        forecast_values(row, 0, num_players, scratch, out[i],
+        forecast_values(row, game, num_players, scratch, out[i],
                         details[i] if details.shape[0] else scratch[5])
 
 

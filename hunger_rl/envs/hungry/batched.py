@@ -85,7 +85,10 @@ NUM_PLAYS = CURRENT + 1
 BONUS_HOLDER = NUM_PLAYS + 1  # holder of the two-homes bonus so far (H8), or NO_PLAYER
 ROW_SIZE = BONUS_HOLDER + 1
 
-# Compiled once and cached on disk; without the GIL, so other threads run meanwhile.
+# Compiled once and cached on disk; without the GIL, so other threads run meanwhile. numba
+# compiles a function once per distinct argument types, and types an int8 read from a row, or a
+# Python int constant (a literal), apart from an int64: callers pass seats and game indices as
+# np.int64, so that each helper compiles once.
 jit = numba.njit(cache=True, nogil=True)
 
 
@@ -391,7 +394,8 @@ def write_observation(g, b, observer, num_players, out, row):
     for k in range(num_players):
         obs[offset + k] = 0.0
     if game[NUM_PLAYS] < TOTAL_PLAYS:
-        obs[offset + _seat_after(game[CURRENT], num_players - observer, num_players)] = 1.0
+        mover = np.int64(game[CURRENT])
+        obs[offset + _seat_after(mover, num_players - observer, num_players)] = 1.0
 
 
 @jit
@@ -468,7 +472,7 @@ def _step_games(
             terminated[b] = False
             for p in range(num_players):
                 rewards[b, p] = 0.0
-        mover = g[b, CURRENT]
+        mover = np.int64(g[b, CURRENT])
         to_move[b] = mover
         write_observation(g, b, mover, num_players, observations, b)
         write_mask(g, b, masks)
@@ -477,8 +481,9 @@ def _step_games(
 @jit
 def _observe_movers(g, num_players, observations, masks, to_move):
     for b in range(g.shape[0]):
-        to_move[b] = g[b, CURRENT]
-        write_observation(g, b, g[b, CURRENT], num_players, observations, b)
+        mover = np.int64(g[b, CURRENT])
+        to_move[b] = mover
+        write_observation(g, b, mover, num_players, observations, b)
         write_mask(g, b, masks)
 
 
