@@ -126,8 +126,12 @@ SCRATCH_SIZE = 6 * MAX_PLAYERS  # an observation's public counts and playing pos
 
 # Integers passed to helpers are int64, never int16 reads of a row nor bare constants (numba
 # compiles a helper once per argument type, and once more per literal value): hence the
-# np.int64(...) around some arguments and counters.
-_jit = numba.njit(cache=True, nogil=True, error_model="numpy")
+# np.int64(...) around some arguments and counters. Helpers that allocate nothing compile
+# without numba's reference counts (``_nrt=False``): every array argument and view otherwise
+# costs two runtime calls, and their callers (``_jit_allocating``, which own the scratch) hold the
+# arrays for the whole call.
+_jit = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
+_jit_allocating = numba.njit(cache=True, nogil=True, error_model="numpy")
 
 
 class StepOutputs(NamedTuple):
@@ -204,7 +208,8 @@ def _mt_seed(mt, b, seed):
     high = np.uint64(seed) >> np.uint64(32)
     length = 2 if high else 1
     mask = np.uint64(0xFFFFFFFF)
-    state[:_MT_N] = _MT_BASE
+    for k in range(_MT_N):
+        state[k] = _MT_BASE[k]
     previous = np.uint64(state[0])  # state[i - 1], kept in a register
     i, j = 1, 0
     for _ in range(_MT_N):  # max(_MT_N, length) rounds
@@ -304,7 +309,7 @@ def _shuffle(mt, b, items, count):
         items[i], items[j] = items[j], items[i]
 
 
-@_jit
+@_jit_allocating
 def _sample(mt, b, population, k, out):
     """``random.sample(population, k)`` for the small populations here (the pool method)."""
     pool = population.copy()
@@ -1167,7 +1172,7 @@ def _observe(g, b, n, columns, view, legal, scratch, out, masks):
 # -- the batch ------------------------------------------------------------------------------------
 
 
-@_jit
+@_jit_allocating
 def _reset_all(g, mt, seeds, n, locs, options, columns, view, legal, observations, masks):
     scratch = np.empty(SCRATCH_SIZE, np.int64)
     pool = np.empty(MAX_TOKENS, np.int64)
@@ -1182,7 +1187,7 @@ def _r1(n, share):
     return n / (n - 1) * (share - 1.0 / n)
 
 
-@_jit
+@_jit_allocating
 def _step_all(g, mt, actions, n, locs, options, columns, view, legal, seeds, shows_played,
               shaped, observations, masks, rewards, terminated, done, final_observations,
               final_masks, winners, end_condition, ranking_keys, days):
@@ -1247,7 +1252,7 @@ def _step_all(g, mt, actions, n, locs, options, columns, view, legal, seeds, sho
         _observe(g, b, n, columns, view, legal, scratch, observations, masks)
 
 
-@_jit
+@_jit_allocating
 def _restart(g, mt, shows, n, locs, options, columns, view, legal, seeds, shows_played,
              observations, masks):
     scratch = np.empty(SCRATCH_SIZE, np.int64)
