@@ -16,7 +16,7 @@ from hunger_rl.envs.hunger_show.batched import (
     _mt_next,
     _mt_seed,
     _mt_seed_many,
-    _sample,
+    _sample_from_pool,
     _shuffle,
     stream_seed,
 )
@@ -135,7 +135,7 @@ def test_compiled_mersenne_twister_is_pythons_random(seed):
     reference.shuffle(expected)
     assert list(items) == expected
     chosen = np.empty(8, np.int64)
-    _sample(mt, 0, np.arange(12), 8, chosen)
+    _sample_from_pool(mt, 0, np.arange(12), 12, 8, chosen)
     assert list(chosen) == reference.sample(range(12), 8)
 
 

@@ -309,16 +309,10 @@ def _shuffle(mt, b, items, count):
         items[i], items[j] = items[j], items[i]
 
 
-@_jit_allocating
-def _sample(mt, b, population, k, out):
-    """``random.sample(population, k)`` for the small populations here (the pool method)."""
-    pool = population.copy()
-    _sample_from_pool(mt, b, pool, len(pool), k, out)
-
-
 @_jit
 def _sample_from_pool(mt, b, pool, n, k, out):
-    """:func:`_sample` of ``pool[:n]``, which it reorders (scratch: no allocation)."""
+    """``random.sample(pool[:n], k)`` for the small populations here (the pool method); it
+    reorders ``pool`` (scratch: no allocation)."""
     for i in range(k):
         j = _below(mt, b, n - i)
         out[i] = pool[j]
