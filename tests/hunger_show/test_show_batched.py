@@ -4,12 +4,18 @@ actions, every observation, mask, reward, elimination, end condition and ranking
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from hunger_rl.envs.hunger_show.batched import (
     END_CONDITIONS,
+    HOLD,
+    HOLD_N,
+    MAX_PLAYERS,
+    MAX_TOKENS,
+    ROW_SIZE,
     SEED_LANES,
     BatchedShow,
     _below,
@@ -18,11 +24,12 @@ from hunger_rl.envs.hunger_show.batched import (
     _mt_seed_many,
     _sample_from_pool,
     _shuffle,
+    _supper,
     stream_seed,
 )
 from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
 from hunger_rl.envs.hunger_show.env import ShowParallelEnv
-from hunger_rl.envs.hunger_show.tokens import EVENT_PRESETS
+from hunger_rl.envs.hunger_show.tokens import EVENT_PRESETS, RAFT, token_table
 from hunger_rl.envs.validation import IllegalActionError, InvalidValueError
 
 VARIANTS = [(characters, events) for characters in (False, True) for events in EVENT_PRESETS]
@@ -137,6 +144,38 @@ def test_compiled_mersenne_twister_is_pythons_random(seed):
     chosen = np.empty(8, np.int64)
     _sample_from_pool(mt, 0, np.arange(12), 12, 8, chosen)
     assert list(chosen) == reference.sample(range(12), 8)
+
+
+def test_supper_is_the_default_decision_on_random_holdings():
+    """Holdings crowded with low food and ties of value and kind, so that every S15 pattern
+    and the S21d tie-breaks (3 + 1 against 2 + 2 by kinds, then ids) are met."""
+    category, value, _, _ = token_table(MAX_PLAYERS)
+    game = SimpleNamespace(category=category, value=value)
+    rng = np.random.default_rng(0)
+    row = np.zeros(ROW_SIZE, np.int16)
+    meal = np.empty(MAX_TOKENS, np.int64)
+    work = np.empty(5 * MAX_TOKENS + 17, np.int64)
+    food = [t for t in range(MAX_TOKENS) if category[t] != RAFT]
+    low = [t for t in food if value[t] <= 3]
+    patterns = set()
+    for trial in range(20_000):
+        pool = low if trial % 2 else food
+        holding = list(rng.choice(pool, size=int(rng.integers(0, 12)), replace=False))
+        holding += list(rng.choice([t for t in range(MAX_TOKENS) if category[t] == RAFT],
+                                   size=int(rng.integers(0, 3)), replace=False))
+        rng.shuffle(holding)
+        seat = int(rng.integers(MAX_PLAYERS))
+        row[HOLD + seat * MAX_TOKENS:HOLD + seat * MAX_TOKENS + len(holding)] = holding
+        row[HOLD_N + seat] = len(holding)
+        game.holdings = {seat: holding}
+        eaten = _supper(row, seat, meal, work)
+        if sum(value[t] for t in holding if category[t] != RAFT) < 4:
+            assert eaten == 0, holding
+            continue
+        expected = DefaultDecisions().supper(game, seat)
+        assert list(meal[:eaten]) == expected, holding
+        patterns.add(tuple(value[t] for t in expected))
+    assert patterns == {(4,), (3, 1), (2, 2), (2, 1, 1), (1, 1, 1, 1), (3, 2), (3, 3)}
 
 
 def test_seeding_many_shows_at_once_is_seeding_each():

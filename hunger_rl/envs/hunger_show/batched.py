@@ -26,7 +26,9 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
+from hunger_rl.envs.hunger_show.decisions import SUPPER_PATTERNS
 from hunger_rl.envs.hunger_show.engine import ShowConfig
 from hunger_rl.envs.hunger_show.observation import (
     KNOWN_FIELDS,
@@ -66,24 +68,32 @@ _SPECIALTY = np.array([-1, RAFT, CHICKEN, FRUIT, -1, -1], np.int64)
 _TAKE_ORDER = np.array([RAFT, CHICKEN, FRUIT, CAN, COCONUT], np.int64)
 _GIFT_RANK = np.array([1, 2, 9, 3, 0], np.int64)  # coconut, fruit, chicken, can
 _SUPPER_RANK = np.array([2, 3, 9, 0, 1], np.int64)  # can, coconut, fruit, chicken
-# S15 supper patterns (see decisions.SUPPER_PATTERNS): per pattern its head (overpay, count)
-# and how many tokens of each value 4, 3, 2, 1 it takes, highest value first.
-_SUPPER_PLANS = np.array([
-    # overpay, count, n4, n3, n2, n1
-    [0, 1, 1, 0, 0, 0],
-    [0, 2, 0, 1, 0, 1],
-    [0, 2, 0, 0, 2, 0],
-    [0, 3, 0, 0, 1, 2],
-    [0, 4, 0, 0, 0, 4],
-    [1, 2, 0, 1, 1, 0],
-    [2, 2, 0, 2, 0, 0],
-], np.int64)
-# A food token's supper order, rank << 8 | id (-1: a raft token or a coconut worth 0), and by
-# value the most tokens of that value a plan takes.
-_SUPPER_KEY = np.where((_VALUE > 0) & (_CATEGORY != RAFT),
-                       _SUPPER_RANK[_CATEGORY] << 8 | np.arange(MAX_TOKENS), -1)
-_SUPPER_KEEP = np.array([0, 4, 2, 2, 1], np.int64)
-assert MAX_TOKENS <= 256 and np.all(_SUPPER_KEEP[4:0:-1] == _SUPPER_PLANS[:, 2:].max(axis=0))
+# Supper (S15, S19, S21d). The food tokens worth v > 0 in supper order (by supper rank, then
+# id) are bits of a 64-bit mask: values 1 then 2 in the low mask, 3 then 4 in the high one, so
+# that the lowest bits of a value are the tokens a pattern takes. _supper decides between the
+# patterns of decisions.SUPPER_PATTERNS in their order, written out.
+assert SUPPER_PATTERNS == ((4,), (3, 1), (2, 2), (2, 1, 1), (1, 1, 1, 1), (3, 2), (3, 3))
+
+
+def _supper_tables():
+    by_value = [sorted((t for t in range(MAX_TOKENS)
+                        if _CATEGORY[t] != RAFT and _VALUE[t] == value),
+                       key=lambda t: (_SUPPER_RANK[_CATEGORY[t]], t)) for value in range(5)]
+    low_order, high_order = by_value[1] + by_value[2], by_value[3] + by_value[4]
+    assert len(low_order) <= 64 and len(high_order) <= 64
+    tables = []
+    for order in (low_order, high_order):
+        bits = np.zeros(MAX_TOKENS, np.uint64)
+        bits[order] = [np.uint64(1) << np.uint64(i) for i in range(len(order))]
+        tables += [bits, np.array(order, np.int64)]
+    return (*tables, len(by_value[1]), len(by_value[3]))
+
+
+(_SUPPER_LOW_BIT, _SUPPER_LOW_TOKEN, _SUPPER_HIGH_BIT, _SUPPER_HIGH_TOKEN,
+ _SUPPER_LOW_SPLIT, _SUPPER_HIGH_SPLIT) = _supper_tables()
+_SUPPER_LOW_SPLIT_MASK = np.uint64((1 << _SUPPER_LOW_SPLIT) - 1)
+_SUPPER_HIGH_SPLIT_MASK = np.uint64((1 << _SUPPER_HIGH_SPLIT) - 1)
+_SUPPER_TOKEN_RANK = _SUPPER_RANK[_CATEGORY]
 
 CALM_CARD = EVENT_CARD_NAMES.index("calm")
 END_CARD = EVENT_CARD_NAMES.index("end")
@@ -593,76 +603,63 @@ def _ninja_hide(row, ninja, hidden, start, tokens):
 @_jit
 def _supper(row, player, meal, work):
     """``DefaultDecisions.supper`` into ``meal``; returns the number of tokens, 0 when the
-    player's food is worth less than 4 (it starves). ``work``: scratch of at least 37 ints
-    (no allocation on this hot path)."""
-    # work[4 * v + i]: supper keys of the player's food tokens of value v (1..4), sorted, only
-    # as many as a plan takes; their counts at work[sizes + v].
-    sizes = 20
-    for value in range(5):
-        work[sizes + value] = 0
-    total = 0
+    player's food is worth less than 4 (it starves, as no pattern can be paid). ``work`` is
+    not used: the player's food is gathered as bits of ``_SUPPER_LOW_BIT``/``_SUPPER_HIGH_BIT``
+    in one pass without branches, and a pattern's tokens are the lowest bits of its values."""
+    low = np.uint64(0)
+    high = np.uint64(0)
     base = HOLD + player * MAX_TOKENS
     for i in range(row[HOLD_N + player]):
-        token = np.int64(row[base + i])
-        key = _SUPPER_KEY[token]
-        if key < 0:
-            continue
-        value = _VALUE[token]
-        total += value
-        size = work[sizes + value]
-        if size == _SUPPER_KEEP[value]:
-            if work[4 * value + size - 1] < key:
-                continue
-            size -= 1  # the largest kept key gives way
-        j = size
-        while j > 0 and work[4 * value + j - 1] > key:  # insertion sort
-            work[4 * value + j] = work[4 * value + j - 1]
-            j -= 1
-        work[4 * value + j] = key
-        work[sizes + value] = size + 1
-    if total < 4:
-        return 0
-    if work[sizes + 4]:
-        meal[0] = work[16] & 255
+        token = row[base + i]
+        low |= _SUPPER_LOW_BIT[token]
+        high |= _SUPPER_HIGH_BIT[token]
+    ones = low & _SUPPER_LOW_SPLIT_MASK
+    twos = low >> np.uint64(_SUPPER_LOW_SPLIT)
+    threes = high & _SUPPER_HIGH_SPLIT_MASK
+    fours = high >> np.uint64(_SUPPER_HIGH_SPLIT)
+    if fours:
+        meal[0] = _SUPPER_HIGH_TOKEN[_SUPPER_HIGH_SPLIT + trailing_zeros(fours)]
         return 1
-    mix = sizes + 5
-    best_mix = mix + 4
-    chosen = best_mix + 4
-    best_plan = -1
-    for plan in range(len(_SUPPER_PLANS)):
-        if best_plan >= 0 and (_SUPPER_PLANS[plan, 0] != _SUPPER_PLANS[best_plan, 0]
-                               or _SUPPER_PLANS[plan, 1] != _SUPPER_PLANS[best_plan, 1]):
-            break
-        possible = True
-        for v in range(4):
-            if work[sizes + 4 - v] < _SUPPER_PLANS[plan, 2 + v]:
-                possible = False
-        if not possible:
-            continue
-        count = 0
-        for v in range(4):
-            for i in range(_SUPPER_PLANS[plan, 2 + v]):
-                work[chosen + count] = work[4 * (4 - v) + i]
-                count += 1
-        for i in range(count):  # the sorted ranks of the chosen tokens (insertion sort)
-            rank = work[chosen + i] >> 8
-            j = i
-            while j > 0 and work[mix + j - 1] > rank:
-                work[mix + j] = work[mix + j - 1]
-                j -= 1
-            work[mix + j] = rank
-        better = best_plan < 0
+    one = _SUPPER_LOW_TOKEN[trailing_zeros(ones)] if ones else -1
+    two = _SUPPER_LOW_TOKEN[_SUPPER_LOW_SPLIT + trailing_zeros(twos)] if twos else -1
+    three = _SUPPER_HIGH_TOKEN[trailing_zeros(threes)] if threes else -1
+    ones_b = ones & (ones - np.uint64(1))  # without the lowest bit
+    twos_b = twos & (twos - np.uint64(1))
+    if twos_b:
+        two_b = _SUPPER_LOW_TOKEN[_SUPPER_LOW_SPLIT + trailing_zeros(twos_b)]
+        # 2 + 2 against 3 + 1: the smaller sorted pair of supper ranks, 3 + 1 on a tie.
+        better = three < 0 or one < 0
         if not better:
-            for i in range(count):
-                if work[mix + i] != work[best_mix + i]:
-                    better = work[mix + i] < work[best_mix + i]
-                    break
+            rank_three, rank_one = _SUPPER_TOKEN_RANK[three], _SUPPER_TOKEN_RANK[one]
+            better = (_SUPPER_TOKEN_RANK[two] * 4 + _SUPPER_TOKEN_RANK[two_b]
+                      < min(rank_three, rank_one) * 4 + max(rank_three, rank_one))
         if better:
-            best_plan = plan
-            for i in range(count):
-                work[best_mix + i] = work[mix + i]
-                meal[i] = work[chosen + i] & 255
-    return _SUPPER_PLANS[best_plan, 1]
+            meal[0], meal[1] = two, two_b
+            return 2
+    if three >= 0 and one >= 0:
+        meal[0], meal[1] = three, one
+        return 2
+    if two >= 0 and ones_b:
+        meal[0], meal[1] = two, one
+        meal[2] = _SUPPER_LOW_TOKEN[trailing_zeros(ones_b)]
+        return 3
+    ones_c = ones_b & (ones_b - np.uint64(1))
+    ones_d = ones_c & (ones_c - np.uint64(1))
+    if ones_d:
+        meal[0], meal[1] = one, _SUPPER_LOW_TOKEN[trailing_zeros(ones_b)]
+        meal[2], meal[3] = (_SUPPER_LOW_TOKEN[trailing_zeros(ones_c)],
+                            _SUPPER_LOW_TOKEN[trailing_zeros(ones_d)])
+        return 4
+    if three < 0:
+        return 0
+    if two >= 0:
+        meal[0], meal[1] = three, two
+        return 2
+    threes_b = threes & (threes - np.uint64(1))
+    if threes_b:
+        meal[0], meal[1] = three, _SUPPER_HIGH_TOKEN[trailing_zeros(threes_b)]
+        return 2
+    return 0
 
 
 # -- a day ----------------------------------------------------------------------------------------
