@@ -252,49 +252,50 @@ SEED_LANES = 32  # shows seeded side by side by _mt_seed_many
 @_jit
 def _mt_seed_many(mt, shows, count, seeds, lanes):
     """:func:`_mt_seed` of ``mt[shows[k]]`` with ``seeds[k]`` for k < count. As many shows at a
-    time as ``lanes`` has columns run their serial seeding chains side by side in it (uint64
-    scratch of shape (_MT_N + 3, lanes): word i of each show's state in row i, then the seed's
-    low and high words and the last word computed), so the processor overlaps the chains and
-    can vectorise them."""
-    mask = np.uint64(0xFFFFFFFF)
+    time as ``lanes`` holds 32-bit columns run their serial seeding chains side by side in it
+    (uint64 scratch of shape (_MT_N + 3, SEED_LANES), used as twice as many uint32 columns:
+    word i of each show's state in row i, then the seed's low and high words and the last word
+    computed), so the processor overlaps the chains and vectorises them. Every step is
+    arithmetic modulo 2**32, so 32-bit lanes give CPython's words exactly."""
+    words = lanes.view(np.uint32)
     low, high, previous = _MT_N, _MT_N + 1, _MT_N + 2
-    for first in range(0, count, lanes.shape[1]):
-        width = min(lanes.shape[1], count - first)
+    for first in range(0, count, words.shape[1]):
+        width = min(words.shape[1], count - first)
         for i in range(_MT_N):
             for k in range(width):
-                lanes[i, k] = _MT_BASE[i]
+                words[i, k] = _MT_BASE[i]
         for k in range(width):
-            lanes[low, k] = np.uint64(seeds[first + k]) & mask
-            lanes[high, k] = np.uint64(seeds[first + k]) >> np.uint64(32)
-            lanes[previous, k] = np.uint64(_MT_BASE[0])
+            words[low, k] = np.uint32(np.uint64(seeds[first + k]) & np.uint64(0xFFFFFFFF))
+            words[high, k] = np.uint32(np.uint64(seeds[first + k]) >> np.uint64(32))
+            words[previous, k] = _MT_BASE[0]
         for t in range(_MT_N):  # as _mt_seed's first loop: i = 1 .. 623, then 1 again
             i = t % (_MT_N - 1) + 1
             for k in range(width):
-                j = np.uint64(t & 1) if lanes[high, k] else np.uint64(0)
-                word = lanes[high, k] if j else lanes[low, k]
-                value = lanes[previous, k]
-                mixed = (value ^ (value >> np.uint64(30))) * np.uint64(1664525)
-                value = ((lanes[i, k] ^ mixed) + word + j) & mask
-                lanes[i, k] = value
-                lanes[previous, k] = value
+                j = np.uint32(t & 1) if words[high, k] else np.uint32(0)
+                word = words[high, k] if j else words[low, k]
+                value = words[previous, k]
+                mixed = np.uint32((value ^ (value >> np.uint32(30))) * np.uint32(1664525))
+                value = np.uint32((words[i, k] ^ mixed) + word + j)
+                words[i, k] = value
+                words[previous, k] = value
             if i == _MT_N - 1:
                 for k in range(width):
-                    lanes[0, k] = lanes[i, k]
+                    words[0, k] = words[i, k]
         for t in range(_MT_N - 1):  # the second loop: i = 2 .. 623, then 1
             i = (t + 1) % (_MT_N - 1) + 1
             for k in range(width):
-                value = lanes[previous, k]
-                mixed = (value ^ (value >> np.uint64(30))) * np.uint64(1566083941)
-                value = ((lanes[i, k] ^ mixed) - np.uint64(i)) & mask
-                lanes[i, k] = value
-                lanes[previous, k] = value
+                value = words[previous, k]
+                mixed = np.uint32((value ^ (value >> np.uint32(30))) * np.uint32(1566083941))
+                value = np.uint32((words[i, k] ^ mixed) - np.uint32(i))
+                words[i, k] = value
+                words[previous, k] = value
             if i == _MT_N - 1:
                 for k in range(width):
-                    lanes[0, k] = lanes[i, k]
+                    words[0, k] = words[i, k]
         for k in range(width):
             b = shows[first + k]
             for i in range(1, _MT_N):
-                mt[b, i] = np.uint32(lanes[i, k])
+                mt[b, i] = words[i, k]
             mt[b, 0] = np.uint32(0x80000000)
             mt[b, _MT_N] = 0
 
