@@ -180,7 +180,7 @@ def test_supper_is_the_default_decision_on_random_holdings():
 
 def test_seeding_many_shows_at_once_is_seeding_each():
     special = [0, 2 ** 32 - 1, 7, 2 ** 32, 2 ** 63 - 1]
-    seeds = np.array(special + [3 ** k for k in range(1, SEED_LANES + 2)])
+    seeds = np.array(special + [3 ** k % 2 ** 63 for k in range(1, 2 * SEED_LANES + 2)])
     mt = np.zeros((len(seeds) + 2, 625), np.uint32)
     shows = np.random.default_rng(0).permutation(len(seeds) + 2)[:len(seeds)]
     _mt_seed_many(mt, shows, len(shows), seeds, np.empty((625 + 2, SEED_LANES), np.uint64))

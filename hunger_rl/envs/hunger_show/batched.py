@@ -246,7 +246,7 @@ def _mt_seed(mt, b, seed):
     state[_MT_N] = 0
 
 
-SEED_LANES = 32  # shows seeded side by side by _mt_seed_many
+SEED_LANES = 32  # uint64 columns of _mt_seed_many's scratch (twice as many shows at a time)
 
 
 @_jit
