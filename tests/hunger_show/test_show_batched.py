@@ -154,7 +154,6 @@ def test_supper_is_the_default_decision_on_random_holdings():
     rng = np.random.default_rng(0)
     row = np.zeros(ROW_SIZE, np.int16)
     meal = np.empty(MAX_TOKENS, np.int64)
-    work = np.empty(5 * MAX_TOKENS + 17, np.int64)
     food = [t for t in range(MAX_TOKENS) if category[t] != RAFT]
     low = [t for t in food if value[t] <= 3]
     patterns = set()
@@ -168,7 +167,7 @@ def test_supper_is_the_default_decision_on_random_holdings():
         row[HOLD + seat * MAX_TOKENS:HOLD + seat * MAX_TOKENS + len(holding)] = holding
         row[HOLD_N + seat] = len(holding)
         game.holdings = {seat: holding}
-        eaten = _supper(row, seat, meal, work)
+        eaten = _supper(row, seat, meal)
         if sum(value[t] for t in holding if category[t] != RAFT) < 4:
             assert eaten == 0, holding
             continue

@@ -129,7 +129,7 @@ DONE = LAST_EVENT + 1
 ROW_SIZE = DONE + 1
 
 # Per-call scratch of the day's code (int64), allocated once per batch call, not per show.
-WORK_SIZE = 5 * MAX_TOKENS + 17  # a location's day, then supper
+WORK_SIZE = 64 + MAX_TOKENS  # a location's day (see _resolve_location)
 SPARE_SIZE = MAX_TOKENS + 4  # a catch's candidates and hidden tokens, a theft's victims
 TOKENS_SIZE = MAX_TOKENS + 4  # a copy of one holding
 SCRATCH_SIZE = 6 * MAX_PLAYERS  # an observation's public counts and playing positions
@@ -602,11 +602,11 @@ def _ninja_hide(row, ninja, hidden, start, tokens):
 
 
 @_jit
-def _supper(row, player, meal, work):
+def _supper(row, player, meal):
     """``DefaultDecisions.supper`` into ``meal``; returns the number of tokens, 0 when the
-    player's food is worth less than 4 (it starves, as no pattern can be paid). ``work`` is
-    not used: the player's food is gathered as bits of ``_SUPPER_LOW_BIT``/``_SUPPER_HIGH_BIT``
-    in one pass without branches, and a pattern's tokens are the lowest bits of its values."""
+    player's food is worth less than 4 (it starves, as no pattern can be paid). The player's
+    food is gathered as bits of ``_SUPPER_LOW_BIT``/``_SUPPER_HIGH_BIT`` in one pass without
+    branches, and a pattern's tokens are the lowest bits of its values."""
     low = np.uint64(0)
     high = np.uint64(0)
     base = HOLD + player * MAX_TOKENS
@@ -1043,7 +1043,7 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out, order, work, 
         everyone = (1 << n) - 1
         for i in range(count_order):
             p = order[i]
-            eaten = _supper(row, p, meal, work)
+            eaten = _supper(row, p, meal)
             if not eaten:
                 starving[p] = 1
                 continue
