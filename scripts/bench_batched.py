@@ -119,33 +119,43 @@ def make_pgx_runner(num_games: int):
 
 
 def bench_batched(args) -> None:
+    """Each round measures Pgx before and after the engines, and each engine's ratio is to the
+    mean of those two: the load of a shared machine drifts between rounds, far less within one.
+    Printed: medians over the rounds of the rates and of those paired ratios."""
     num_players = args.players
     pgx_run = make_pgx_runner(PGX_BATCH)
+    pgx_name = f"pgx connect_four B={PGX_BATCH}"
     rates: dict[str, list[float]] = {}
+    ratios: dict[str, list[float]] = {}
     for _ in range(args.rounds):
+        before = pgx_run(args.seconds) if pgx_run is not None else None
+        this_round: dict[str, float] = {}
         if args.game == "hunger_show":
             for players in SHOW_PLAYERS:
                 for batch_size in HUNGRY_BATCHES:
-                    rate = show_rate(batch_size, players, args.seconds)
-                    rates.setdefault(f"hunger_show {players}p B={batch_size}", []).append(rate)
-                rate = show_reference_rate(players, args.seconds)
-                rates.setdefault(f"hunger_show_v0 {players}p (Python)", []).append(rate)
+                    this_round[f"hunger_show {players}p B={batch_size}"] = show_rate(
+                        batch_size, players, args.seconds)
+                this_round[f"hunger_show_v0 {players}p (Python)"] = show_reference_rate(
+                    players, args.seconds)
         else:
             for batch_size in HUNGRY_BATCHES:
-                rate = hungry_rate(batch_size, num_players, args.seconds)
-                rates.setdefault(f"hungry {num_players}p B={batch_size}", []).append(rate)
+                this_round[f"hungry {num_players}p B={batch_size}"] = hungry_rate(
+                    batch_size, num_players, args.seconds)
         if pgx_run is not None:
-            rates.setdefault(f"pgx connect_four B={PGX_BATCH}", []).append(pgx_run(args.seconds))
-    medians = {name: statistics.median(values) for name, values in rates.items()}
-    pgx_name = f"pgx connect_four B={PGX_BATCH}"
-    reference = medians.get(pgx_name)
+            reference = (before + pgx_run(args.seconds)) / 2
+            this_round[pgx_name] = reference
+            for name, rate in this_round.items():
+                ratios.setdefault(name, []).append(rate / reference)
+        for name, rate in this_round.items():
+            rates.setdefault(name, []).append(rate)
     cpus = sorted(os.sched_getaffinity(0))
     print(
         f"batched engines, random legal play, medians of {args.rounds} interleaved rounds "
-        f"of {args.seconds:g} s, CPUs {cpus}"
+        f"of {args.seconds:g} s (ratios to each round's Pgx), CPUs {cpus}"
     )
-    for name, rate in medians.items():
-        ratio = f"   {rate / reference:5.2f}x pgx" if reference and name != pgx_name else ""
-        print(f"{name:<32}{rate:>14,.0f} agent-steps/s{ratio}")
-    if reference is None:
+    for name, values in rates.items():
+        ratio = (f"   {statistics.median(ratios[name]):5.2f}x pgx"
+                 if name in ratios and name != pgx_name else "")
+        print(f"{name:<32}{statistics.median(values):>14,.0f} agent-steps/s{ratio}")
+    if pgx_run is None:
         print("pgx is not installed (pip install -e '.[bench]'): no reference figure")
