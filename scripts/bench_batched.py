@@ -143,9 +143,9 @@ def bench_batched(args) -> None:
                     batch_size, num_players, args.seconds)
         if pgx_run is not None:
             reference = (before + pgx_run(args.seconds)) / 2
-            this_round[pgx_name] = reference
             for name, rate in this_round.items():
                 ratios.setdefault(name, []).append(rate / reference)
+            this_round[pgx_name] = reference
         for name, rate in this_round.items():
             rates.setdefault(name, []).append(rate)
     cpus = sorted(os.sched_getaffinity(0))
@@ -154,8 +154,7 @@ def bench_batched(args) -> None:
         f"of {args.seconds:g} s (ratios to each round's Pgx), CPUs {cpus}"
     )
     for name, values in rates.items():
-        ratio = (f"   {statistics.median(ratios[name]):5.2f}x pgx"
-                 if name in ratios and name != pgx_name else "")
+        ratio = f"   {statistics.median(ratios[name]):5.2f}x pgx" if name in ratios else ""
         print(f"{name:<32}{statistics.median(values):>14,.0f} agent-steps/s{ratio}")
     if pgx_run is None:
         print("pgx is not installed (pip install -e '.[bench]'): no reference figure")

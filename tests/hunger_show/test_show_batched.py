@@ -156,12 +156,12 @@ def test_supper_is_the_default_decision_on_random_holdings():
     meal = np.empty(MAX_TOKENS, np.int64)
     food = [t for t in range(MAX_TOKENS) if category[t] != RAFT]
     low = [t for t in food if value[t] <= 3]
+    rafts = [t for t in range(MAX_TOKENS) if category[t] == RAFT]
     patterns = set()
     for trial in range(20_000):
         pool = low if trial % 2 else food
         holding = list(rng.choice(pool, size=int(rng.integers(0, 12)), replace=False))
-        holding += list(rng.choice([t for t in range(MAX_TOKENS) if category[t] == RAFT],
-                                   size=int(rng.integers(0, 3)), replace=False))
+        holding += list(rng.choice(rafts, size=int(rng.integers(0, 3)), replace=False))
         rng.shuffle(holding)
         seat = int(rng.integers(MAX_PLAYERS))
         row[HOLD + seat * MAX_TOKENS:HOLD + seat * MAX_TOKENS + len(holding)] = holding
