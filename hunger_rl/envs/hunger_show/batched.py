@@ -33,10 +33,12 @@ from hunger_rl.envs.hunger_show.engine import ShowConfig
 from hunger_rl.envs.hunger_show.observation import (
     KNOWN_FIELDS,
     NUM_CHOICES,
+    OWN_WIDTH,
+    PUBLIC_CATEGORIES,
     REWARD_MODES,
     SHAPING_WEIGHT,
+    SHARED_WIDTH,
     legal_mask,
-    observation_layout,
     observation_tables,
 )
 from hunger_rl.envs.hunger_show.tokens import (
@@ -132,7 +134,31 @@ ROW_SIZE = DONE + 1
 WORK_SIZE = 64 + MAX_TOKENS  # a location's day (see _resolve_location)
 SPARE_SIZE = MAX_TOKENS + 4  # a catch's candidates and hidden tokens, a theft's victims
 TOKENS_SIZE = MAX_TOKENS + 4  # a copy of one holding
-SCRATCH_SIZE = 6 * MAX_PLAYERS  # an observation's public counts and playing positions
+SCRATCH_SIZE = 2 * MAX_PLAYERS  # an observation's packed public counts and playing positions
+
+
+def _packed_count_tables():
+    """What each token adds to its holder's counts in ``_observe``, one byte per column: own
+    columns 0-7 (``low``) and 8-15 (``high``); the five public categories, then rope and log
+    units (``public``). No byte can reach 128, so the sums never carry into the next column."""
+    tables = observation_tables(MAX_PLAYERS)
+    low, high, public = (np.zeros(MAX_TOKENS, np.int64) for _ in range(3))
+    for token in range(MAX_TOKENS):
+        own = tables.own_column[token]
+        (low if own < 8 else high)[token] = 1 << (8 * (own % 8))
+        public[token] = 1 << (8 * tables.public_column[token])
+        if tables.unit_column[token]:
+            unit_byte = 5 + tables.unit_column[token] - (OWN_WIDTH - 2)
+            public[token] += int(_VALUE[token]) << (8 * unit_byte)
+    for table in (low, high, public):
+        assert all(sum((int(t) >> (8 * byte)) & 255 for t in table) < 128 for byte in range(8))
+    return (low, high, public, np.array(tables.public_column, np.int64),
+            np.array(tables.known_value_field, np.int64))
+
+
+_OWN_LOW, _OWN_HIGH, _PUBLIC_UNITS, _PUBLIC_COLUMN, _KNOWN_FIELD = _packed_count_tables()
+assert OWN_WIDTH == 18 and len(PUBLIC_CATEGORIES) == 5
+
 
 # Integers passed to helpers are int64, never int16 reads of a row nor bare constants (numba
 # compiles a helper once per argument type, and once more per literal value): hence the
@@ -1092,71 +1118,87 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out, order, work, 
 
 
 @_jit
-def _observe(g, b, n, columns, view, legal, scratch, out, masks):
+def _observe(g, b, seats, legal, scratch, out, masks):
     """Every seat's observation and mask of show b (``ShowParallelEnv._observe_all``), written
-    straight into ``out[b, seat]`` and ``masks[b, seat]``. ``columns``: per token its own-count
-    column, raft-unit column (0: none), public category and known-value field; ``view``: where
-    each block of one seat's observation starts (``observation_layout``); ``scratch``: int64 of
-    SCRATCH_SIZE."""
-    counts_at, alive_at, leader_at, order_at = view[0], view[1], view[2], view[3]
-    shared, choices_at, known_at, character_at = view[4], view[5], view[6], view[7]
-    size = out.shape[2]
+    straight into ``out[b, seat]`` and ``masks[b, seat]``. ``seats``: a tuple of one item per
+    player, so that the player count, and with it every offset of the layout, is a constant of
+    the compiled code (one compilation per player count: the loops over players unroll and the
+    index arithmetic folds). ``scratch``: int64 of SCRATCH_SIZE.
+    A holder's counts are summed in registers, one byte per column (``_OWN_LOW`` etc.), not
+    added into the output token by token: those dependent stores and loads cost more than the
+    rest of the token loop."""
+    n = len(seats)
+    counts_at = OWN_WIDTH  # the blocks of observation_layout(n)
+    alive_at = counts_at + 5 * n
+    leader_at = alive_at + n
+    order_at = leader_at + n
+    shared = order_at + n
+    choices_at = shared + SHARED_WIDTH
+    known_at = choices_at + 9 * n
+    character_at = known_at + KNOWN_FIELDS * (n - 1)
+    row = g[b]
+    view = out[b]
     for seat in range(n):
-        for i in range(size):
-            out[b, seat, i] = 0.0
-    position = 5 * MAX_PLAYERS  # scratch: per holder its 5 public counts, then its position
-    for i in range(5 * n):
-        scratch[i] = 0
+        for i in range(character_at + 1 + len(CHARACTERS)):
+            view[seat, i] = 0.0
+    position = MAX_PLAYERS  # scratch: per holder its packed public counts, then its position
     for holder in range(n):
         base = HOLD + holder * MAX_TOKENS
-        for i in range(g[b, HOLD_N + holder]):
-            token = np.int64(g[b, base + i])
-            value = _VALUE[token]
-            out[b, holder, columns[0, token]] += 1.0
-            if columns[1, token]:
-                out[b, holder, columns[1, token]] += value
-            public = columns[2, token]
-            scratch[5 * holder + public] += 1
-            others = g[b, KNOWN + token] & ~(1 << holder)
+        low = np.int64(0)
+        high = np.int64(0)
+        public = np.int64(0)
+        for i in range(row[HOLD_N + holder]):
+            token = np.int64(row[base + i])
+            low += _OWN_LOW[token]
+            high += _OWN_HIGH[token]
+            public += _PUBLIC_UNITS[token]
+            others = row[KNOWN + token] & ~(1 << holder)
             observer = 0
             while others:  # the other players who remember this token: in their view, the
                 if others & 1:  # holder sits (holder - observer) mod n seats to the left
                     left = holder - observer if holder > observer else holder - observer + n
                     cell = known_at + KNOWN_FIELDS * (left - 1)
-                    out[b, observer, cell + public] += 1.0
-                    out[b, observer, cell + columns[3, token]] += value
+                    view[observer, cell + _PUBLIC_COLUMN[token]] += 1.0
+                    view[observer, cell + _KNOWN_FIELD[token]] += _VALUE[token]
                 others >>= 1
                 observer += 1
+        for c in range(8):
+            view[holder, c] = (low >> (8 * c)) & 255
+            view[holder, 8 + c] = (high >> (8 * c)) & 255
+        view[holder, OWN_WIDTH - 2] = (public >> 40) & 255  # rope units
+        view[holder, OWN_WIDTH - 1] = (public >> 48) & 255  # log units
+        scratch[holder] = public
         scratch[position + holder] = -1
-    leader = g[b, LEADER]
+    leader = np.int64(row[LEADER])
     placed = 0
     for i in range(n):  # the playing order, from the leader
-        seat = (leader + i) % n
-        if g[b, ALIVE + seat]:
+        seat = leader + i if leader + i < n else leader + i - n
+        if row[ALIVE + seat]:
             scratch[position + seat] = placed
             placed += 1
-    live = g[b, DONE] == 0
+    live = row[DONE] == 0
     for seat in range(n):
         for i in range(n):  # the other seats from this one's left
             other = seat + i if seat + i < n else seat + i - n
+            public = scratch[other]
             for c in range(5):
-                out[b, seat, counts_at + 5 * i + c] = scratch[5 * other + c]
-            out[b, seat, alive_at + i] = g[b, ALIVE + other]
-            out[b, seat, order_at + i] = scratch[position + other]
-            if g[b, LAST_LOC + other] >= 0:
-                out[b, seat, choices_at + 9 * i + g[b, LAST_LOC + other]] = 1.0
-                out[b, seat, choices_at + 9 * i + 4 + g[b, LAST_ACT + other]] = 1.0
-        out[b, seat, leader_at + (leader - seat if leader >= seat else leader - seat + n)] = 1.0
-        out[b, seat, shared] = g[b, DAY]
+                view[seat, counts_at + 5 * i + c] = (public >> (8 * c)) & 255
+            view[seat, alive_at + i] = row[ALIVE + other]
+            view[seat, order_at + i] = scratch[position + other]
+            if row[LAST_LOC + other] >= 0:
+                view[seat, choices_at + 9 * i + row[LAST_LOC + other]] = 1.0
+                view[seat, choices_at + 9 * i + 4 + row[LAST_ACT + other]] = 1.0
+        view[seat, leader_at + (leader - seat if leader >= seat else leader - seat + n)] = 1.0
+        view[seat, shared] = row[DAY]
         for loc in range(1, 4):
             for kind in range(3):
-                out[b, seat, shared + 1 + (loc - 1) * 3 + kind] = g[b, PILE_N + loc * 3 + kind]
-        out[b, seat, shared + 10] = g[b, STACK_N]
-        out[b, seat, shared + 11] = g[b, DECK_N]
-        if g[b, LAST_EVENT] >= 0:
-            out[b, seat, shared + 12 + g[b, LAST_EVENT]] = 1.0
-        out[b, seat, character_at + 1 + g[b, CHARACTER + seat]] = 1.0
-        seat_live = live and g[b, ALIVE + seat] == 1
+                view[seat, shared + 1 + (loc - 1) * 3 + kind] = row[PILE_N + loc * 3 + kind]
+        view[seat, shared + 10] = row[STACK_N]
+        view[seat, shared + 11] = row[DECK_N]
+        if row[LAST_EVENT] >= 0:
+            view[seat, shared + 12 + row[LAST_EVENT]] = 1.0
+        view[seat, character_at + 1 + row[CHARACTER + seat]] = 1.0
+        seat_live = live and row[ALIVE + seat] == 1
         for a in range(NUM_CHOICES):
             masks[b, seat, a] = legal[a] if seat_live else 0
 
@@ -1165,13 +1207,14 @@ def _observe(g, b, n, columns, view, legal, scratch, out, masks):
 
 
 @_jit_allocating
-def _reset_all(g, mt, seeds, n, locs, options, columns, view, legal, observations, masks):
+def _reset_all(g, mt, seeds, seats, locs, options, legal, observations, masks):
+    n = len(seats)
     scratch = np.empty(SCRATCH_SIZE, np.int64)
     pool = np.empty(MAX_TOKENS, np.int64)
     cards = np.empty(MAX_TOKENS, np.int64)
     for b in range(len(g)):
         _deal(g, mt, b, seeds[b], n, locs, options, pool, cards)
-        _observe(g, b, n, columns, view, legal, scratch, observations, masks)
+        _observe(g, b, seats, legal, scratch, observations, masks)
 
 
 @_jit
@@ -1180,9 +1223,10 @@ def _r1(n, share):
 
 
 @_jit_allocating
-def _step_all(g, mt, actions, n, locs, options, columns, view, legal, seeds, shows_played,
+def _step_all(g, mt, actions, seats, locs, options, legal, seeds, shows_played,
               shaped, observations, masks, rewards, terminated, done, final_observations,
               final_masks, winners, end_condition, ranking_keys, days):
+    n = len(seats)
     scratch = np.empty(SCRATCH_SIZE, np.int64)
     was_alive = np.zeros(MAX_PLAYERS, np.bool_)
     changes = np.zeros(MAX_PLAYERS)
@@ -1229,31 +1273,32 @@ def _step_all(g, mt, actions, n, locs, options, columns, view, legal, seeds, sho
         if ended:
             end_condition[b] = condition
             days[b] = row[DAY]
-            _observe(g, b, n, columns, view, legal, scratch, final_observations, final_masks)
+            _observe(g, b, seats, legal, scratch, final_observations, final_masks)
             shows_played[b] += 1
             ended_shows[num_ended] = b
             ended_seeds[num_ended] = _stream_seed(seeds[b], shows_played[b])
             num_ended += 1
         else:
-            _observe(g, b, n, columns, view, legal, scratch, observations, masks)
+            _observe(g, b, seats, legal, scratch, observations, masks)
     # The next shows of the ended ones, seeded together (interleaved chains), then dealt.
     _mt_seed_many(mt, ended_shows, num_ended, ended_seeds, seed_lanes)
     for k in range(num_ended):
         b = ended_shows[k]
         _deal_seeded(g, mt, b, n, locs, options, spare, tokens)
-        _observe(g, b, n, columns, view, legal, scratch, observations, masks)
+        _observe(g, b, seats, legal, scratch, observations, masks)
 
 
 @_jit_allocating
-def _restart(g, mt, shows, n, locs, options, columns, view, legal, seeds, shows_played,
+def _restart(g, mt, shows, seats, locs, options, legal, seeds, shows_played,
              observations, masks):
+    n = len(seats)
     scratch = np.empty(SCRATCH_SIZE, np.int64)
     pool = np.empty(MAX_TOKENS, np.int64)
     cards = np.empty(MAX_TOKENS, np.int64)
     for b in shows:
         shows_played[b] += 1
         _deal(g, mt, b, _stream_seed(seeds[b], shows_played[b]), n, locs, options, pool, cards)
-        _observe(g, b, n, columns, view, legal, scratch, observations, masks)
+        _observe(g, b, seats, legal, scratch, observations, masks)
 
 
 @_jit
@@ -1303,15 +1348,9 @@ class BatchedShow:
         self.num_legal = NUM_ACTIONS * config.num_locations
         self.options = np.array([config.characters, config.deck_size, config.unpleasant,
                                  config.end_window], np.int64)
-        reference = observation_tables(n)
-        self.columns = np.array([reference.own_column, reference.unit_column,
-                                 reference.public_column, reference.known_value_field], np.int64)
-        layout = observation_layout(n)
-        self.view = np.array([layout[name].start for name in (
-            "token_counts", "alive", "leader", "playing_order", "day", "last_choices",
-            "known_values", "character")], np.int64)
+        self.seats = tuple(range(n))  # its length is the player count of the compiled code
         self.legal = legal_mask(n)
-        size = reference.observation_size
+        size = observation_tables(n).observation_size
         self.observation_size = size
         self.games = np.zeros((batch, ROW_SIZE), np.int16)
         self.mt = np.zeros((batch, _MT_N + 1), np.uint32)
@@ -1347,8 +1386,8 @@ class BatchedShow:
         self.seeds[:] = seeds
         self.shows_played[:] = 0
         out = self.outputs
-        _reset_all(self.games, self.mt, self.seeds, self.num_players, self.num_locations,
-                   self.options, self.columns, self.view, self.legal, out.observations,
+        _reset_all(self.games, self.mt, self.seeds, self.seats, self.num_locations,
+                   self.options, self.legal, out.observations,
                    out.action_masks)
         out.done[:] = False
         out.terminated[:] = False
@@ -1386,8 +1425,8 @@ class BatchedShow:
         if shows.size and (shows.min() < 0 or shows.max() >= self.batch_size):
             raise InvalidValueError(f"shows must be in 0..{self.batch_size - 1}")
         out = self.outputs
-        _restart(self.games, self.mt, shows, self.num_players, self.num_locations,
-                 self.options, self.columns, self.view, self.legal, self.seeds,
+        _restart(self.games, self.mt, shows, self.seats, self.num_locations,
+                 self.options, self.legal, self.seeds,
                  self.shows_played, out.observations, out.action_masks)
         return out
 
@@ -1397,8 +1436,8 @@ class BatchedShow:
             raise InvalidValueError("call reset() before step()")
         actions = self.check_actions(actions)
         out = self.outputs
-        _step_all(self.games, self.mt, actions, self.num_players, self.num_locations,
-                  self.options, self.columns, self.view, self.legal, self.seeds,
+        _step_all(self.games, self.mt, actions, self.seats, self.num_locations,
+                  self.options, self.legal, self.seeds,
                   self.shows_played, self.reward_mode == "shaped", out.observations,
                   out.action_masks, out.rewards, out.terminated, out.done,
                   out.final_observations, out.final_masks, out.winners, out.end_condition,
