@@ -125,10 +125,12 @@ def _pile(obs, offsets, location, kind):
 
 
 @_jit
-def _legal(mask, actions):
+def _legal(masks, b, seat, actions):
+    """The legal actions of ``masks[b, seat]`` into ``actions``; their count. (Indexing the
+    batch here, not a view of it: views cost reference counting in the loop that calls.)"""
     count = 0
     for a in range(NUM_CHOICES):
-        if mask[a]:
+        if masks[b, seat, a]:
             actions[count] = a
             count += 1
     return count
@@ -323,13 +325,14 @@ def _act_all(observations, masks, kinds, offsets, rng, pick_counts, last_day, ou
     for b in range(shows):
         for seat in range(n):
             kind = kinds[b, seat]
-            count = _legal(masks[b, seat], actions)
+            count = _legal(masks, b, seat, actions)
             if kind == LEARNER or count == 0:
                 continue
-            obs = observations[b, seat]
             if kind == 0:
                 out[b, seat] = actions[int(_uniform(rng, b) * count)]
-            elif kind == 1:
+                continue
+            obs = observations[b, seat]
+            if kind == 1:
                 greedy_values(obs, offsets, actions, count, values)
                 out[b, seat] = _pick_best(values, actions, count, rng, b)
             elif kind == 2:

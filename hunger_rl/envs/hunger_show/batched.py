@@ -1226,17 +1226,24 @@ def _r1(n, share):
 def _step_all(g, mt, actions, seats, locs, options, legal, seeds, shows_played,
               shaped, observations, masks, rewards, terminated, done, final_observations,
               final_masks, winners, end_condition, ranking_keys, days):
+    """Allocates the scratch of :func:`_step_shows`, which runs without reference counts (in
+    a function that keeps them, each view of a row costs two runtime calls)."""
+    _step_shows(g, mt, actions, seats, locs, options, legal, seeds, shows_played, shaped,
+                observations, masks, rewards, terminated, done, final_observations, final_masks,
+                winners, end_condition, ranking_keys, days, np.empty(SCRATCH_SIZE, np.int64),
+                np.zeros(MAX_PLAYERS, np.bool_), np.zeros(MAX_PLAYERS),
+                np.empty(MAX_PLAYERS, np.int64), np.empty(WORK_SIZE, np.int64),
+                np.empty(SPARE_SIZE, np.int64), np.empty(TOKENS_SIZE, np.int64),
+                np.empty(len(g), np.int64), np.empty(len(g), np.int64),
+                np.empty((_MT_N + 3, min(SEED_LANES, len(g))), np.uint64))
+
+
+@_jit
+def _step_shows(g, mt, actions, seats, locs, options, legal, seeds, shows_played, shaped,
+                observations, masks, rewards, terminated, done, final_observations, final_masks,
+                winners, end_condition, ranking_keys, days, scratch, was_alive, changes, order,
+                work, spare, tokens, ended_shows, ended_seeds, seed_lanes):
     n = len(seats)
-    scratch = np.empty(SCRATCH_SIZE, np.int64)
-    was_alive = np.zeros(MAX_PLAYERS, np.bool_)
-    changes = np.zeros(MAX_PLAYERS)
-    order = np.empty(MAX_PLAYERS, np.int64)
-    work = np.empty(WORK_SIZE, np.int64)
-    spare = np.empty(SPARE_SIZE, np.int64)
-    tokens = np.empty(TOKENS_SIZE, np.int64)
-    ended_shows = np.empty(len(g), np.int64)
-    ended_seeds = np.empty(len(g), np.int64)
-    seed_lanes = np.empty((_MT_N + 3, min(SEED_LANES, len(g))), np.uint64)
     num_ended = np.int64(0)
     for b in range(len(g)):
         row = g[b]
