@@ -49,16 +49,18 @@ def cache_is_cold() -> bool:
 
 def show_engine() -> None:
     """Every compiled entry point of ``BatchedShow``: reset, step (to the end of a show, so that
-    its scoring and redeal compile too), restart."""
+    its scoring and redeal compile too), restart; for every player count (the entry points are
+    compiled once per player count)."""
     import numpy as np
 
-    from hunger_rl.envs.hunger_show.batched import BatchedShow
+    from hunger_rl.envs.hunger_show.batched import MAX_PLAYERS, BatchedShow
 
-    show = BatchedShow(num_players=3, batch_size=2)
-    outputs = show.reset(seed=0)
-    while not outputs.done.any():
-        outputs = show.step(np.argmax(outputs.action_masks, axis=2))
-    show.restart([0])
+    for num_players in range(2, MAX_PLAYERS + 1):
+        show = BatchedShow(num_players=num_players, batch_size=2)
+        outputs = show.reset(seed=0)
+        while not outputs.done.any():
+            outputs = show.step(np.argmax(outputs.action_masks, axis=2))
+        show.restart([0])
 
 
 def hungry() -> None:
