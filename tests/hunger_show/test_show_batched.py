@@ -17,6 +17,7 @@ from hunger_rl.envs.hunger_show.batched import (
     MAX_TOKENS,
     ROW_SIZE,
     SEED_LANES,
+    SEED_SCRATCH_SIZE,
     BatchedShow,
     _below,
     _mt_next,
@@ -182,7 +183,7 @@ def test_seeding_many_shows_at_once_is_seeding_each():
     seeds = np.array(special + [3 ** k % 2 ** 63 for k in range(1, 2 * SEED_LANES + 2)])
     mt = np.zeros((len(seeds) + 2, 625), np.uint32)
     shows = np.random.default_rng(0).permutation(len(seeds) + 2)[:len(seeds)]
-    _mt_seed_many(mt, shows, len(shows), seeds, np.empty((625 + 2, SEED_LANES), np.uint64))
+    _mt_seed_many(mt, shows, len(shows), seeds, np.empty(SEED_SCRATCH_SIZE, np.uint32))
     for show, seed in zip(shows, seeds, strict=True):
         reference = random.Random(int(seed))
         assert [int(_mt_next(mt, show)) for _ in range(700)] == [reference.getrandbits(32)

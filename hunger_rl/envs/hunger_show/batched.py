@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from hunger_rl.envs.hunger_show.decisions import SUPPER_PATTERNS
 from hunger_rl.envs.hunger_show.engine import ShowConfig
@@ -246,56 +246,96 @@ def _mt_seed(mt, b, seed):
     state[_MT_N] = 0
 
 
-SEED_LANES = 32  # uint64 columns of _mt_seed_many's scratch (twice as many shows at a time)
+@_jit
+def _mix_first(previous, word):
+    """``init_by_array``'s first loop at a word, before the key's addend (modulo 2**32)."""
+    mixed = np.uint32(np.uint32(previous ^ (previous >> np.uint32(30))) * np.uint32(1664525))
+    return np.uint32(word ^ mixed)
+
+
+@_jit
+def _mix_second(previous, word):
+    """``init_by_array``'s second loop at a word, before subtracting its index."""
+    mixed = np.uint32(np.uint32(previous ^ (previous >> np.uint32(30)))
+                      * np.uint32(1566083941))
+    return np.uint32(word ^ mixed)
+
+
+SEED_LANES = 32  # shows seeded side by side by _mt_seed_many
+SEED_SCRATCH_SIZE = (_MT_N + 2) * SEED_LANES  # uint32 scratch of _mt_seed_many
+
+
+@_jit
+def _lane(i, k):
+    """Where word i of lane k lies in _mt_seed_many's scratch: unsigned, so that numba adds
+    no negative-index wrap-around and the compiler sees the constant row stride."""
+    return np.uint64(i * SEED_LANES + k)
 
 
 @_jit
 def _mt_seed_many(mt, shows, count, seeds, lanes):
-    """:func:`_mt_seed` of ``mt[shows[k]]`` with ``seeds[k]`` for k < count. As many shows at a
-    time as ``lanes`` holds 32-bit columns run their serial seeding chains side by side in it
-    (uint64 scratch of shape (_MT_N + 3, SEED_LANES), used as twice as many uint32 columns:
-    word i of each show's state in row i, then the seed's low and high words and the last word
-    computed), so the processor overlaps the chains and vectorises them. Every step is
-    arithmetic modulo 2**32, so 32-bit lanes give CPython's words exactly."""
-    words = lanes.view(np.uint32)
-    low, high, previous = _MT_N, _MT_N + 1, _MT_N + 2
-    for first in range(0, count, words.shape[1]):
-        width = min(words.shape[1], count - first)
+    """:func:`_mt_seed` of ``mt[shows[k]]`` with ``seeds[k]`` for k < count, SEED_LANES shows
+    at a time: their serial seeding chains run side by side, one uint32 lane each, so that the
+    compiler vectorises them (every step is arithmetic modulo 2**32, so 32-bit lanes give
+    CPython's words exactly).
+
+    ``lanes`` (uint32 scratch of SEED_SCRATCH_SIZE) holds the lanes' word i in row i, then two
+    rows of what the first loop adds at even and odd steps: the key's word j plus j of
+    ``init_by_array``, which is the seed's low word at even steps and at odd steps its high
+    word + 1 for a two-word key (seeds of 2**32 and above), its low word again for a one-word
+    key (no lane branches). The lane loops run over whole vectors of the lanes in use, and do
+    four words per pass, the chain kept in a register."""
+    even, odd = _MT_N, _MT_N + 1
+    for first in range(0, count, SEED_LANES):
+        used = min(SEED_LANES, count - first)
+        active = (used + 7) // 8 * 8
+        for k in range(SEED_LANES):
+            seed = np.uint64(seeds[first + k]) if k < used else np.uint64(0)
+            low = np.uint32(seed & np.uint64(0xFFFFFFFF))
+            high = np.uint32(seed >> np.uint64(32))
+            lanes[_lane(even, k)] = low
+            lanes[_lane(odd, k)] = high + np.uint32(1) if high else low
         for i in range(_MT_N):
-            for k in range(width):
-                words[i, k] = _MT_BASE[i]
-        for k in range(width):
-            words[low, k] = np.uint32(np.uint64(seeds[first + k]) & np.uint64(0xFFFFFFFF))
-            words[high, k] = np.uint32(np.uint64(seeds[first + k]) >> np.uint64(32))
-            words[previous, k] = _MT_BASE[0]
-        for t in range(_MT_N):  # as _mt_seed's first loop: i = 1 .. 623, then 1 again
-            i = t % (_MT_N - 1) + 1
-            for k in range(width):
-                j = np.uint32(t & 1) if words[high, k] else np.uint32(0)
-                word = words[high, k] if j else words[low, k]
-                value = words[previous, k]
-                mixed = np.uint32((value ^ (value >> np.uint32(30))) * np.uint32(1664525))
-                value = np.uint32((words[i, k] ^ mixed) + word + j)
-                words[i, k] = value
-                words[previous, k] = value
-            if i == _MT_N - 1:
-                for k in range(width):
-                    words[0, k] = words[i, k]
-        for t in range(_MT_N - 1):  # the second loop: i = 2 .. 623, then 1
-            i = (t + 1) % (_MT_N - 1) + 1
-            for k in range(width):
-                value = words[previous, k]
-                mixed = np.uint32((value ^ (value >> np.uint32(30))) * np.uint32(1566083941))
-                value = np.uint32((words[i, k] ^ mixed) - np.uint32(i))
-                words[i, k] = value
-                words[previous, k] = value
-            if i == _MT_N - 1:
-                for k in range(width):
-                    words[0, k] = words[i, k]
-        for k in range(width):
+            for k in range(active):
+                lanes[_lane(i, k)] = _MT_BASE[i]
+        # init_by_array's first loop: i = 1 .. 623 (steps 0 .. 622), then i = 1 (step 623)
+        # after word 0 took word 623; word i takes the even addend at odd i
+        for i in range(1, _MT_N - 4, 4):  # words 1 .. 620
+            for k in range(active):
+                value = lanes[_lane(i - 1, k)]
+                for u in range(4):
+                    value = np.uint32(_mix_first(value, lanes[_lane(i + u, k)])
+                                      + lanes[_lane(even if u % 2 == 0 else odd, k)])
+                    lanes[_lane(i + u, k)] = value
+        for i in (621, 622, 623, 1):
+            if i == 1:
+                for k in range(active):
+                    lanes[_lane(0, k)] = lanes[_lane(_MT_N - 1, k)]
+            addend = even if i in (621, 623) else odd
+            for k in range(active):
+                lanes[_lane(i, k)] = np.uint32(_mix_first(lanes[_lane(i - 1, k)],
+                                                          lanes[_lane(i, k)])
+                                               + lanes[_lane(addend, k)])
+        # the second loop: i = 2 .. 623, then i = 1 after word 0 took word 623
+        for i in range(2, _MT_N - 3, 4):  # words 2 .. 621
+            for k in range(active):
+                value = lanes[_lane(i - 1, k)]
+                for u in range(4):
+                    value = np.uint32(_mix_second(value, lanes[_lane(i + u, k)])
+                                      - np.uint32(i + u))
+                    lanes[_lane(i + u, k)] = value
+        for i in (622, 623, 1):
+            if i == 1:
+                for k in range(active):
+                    lanes[_lane(0, k)] = lanes[_lane(_MT_N - 1, k)]
+            for k in range(active):
+                lanes[_lane(i, k)] = np.uint32(_mix_second(lanes[_lane(i - 1, k)],
+                                                           lanes[_lane(i, k)])
+                                               - np.uint32(i))
+        for k in range(used):
             b = shows[first + k]
             for i in range(1, _MT_N):
-                mt[b, i] = words[i, k]
+                mt[b, i] = lanes[_lane(i, k)]
             mt[b, 0] = np.uint32(0x80000000)
             mt[b, _MT_N] = 0
 
@@ -303,9 +343,7 @@ def _mt_seed_many(mt, shows, count, seeds, lanes):
 @_jit
 def _below(mt, b, n):
     """``random.Random._randbelow(n)``: ``getrandbits(n.bit_length())`` until below n."""
-    bits = 0
-    while (n >> bits) > 0:
-        bits += 1
+    bits = 64 - leading_zeros(np.uint64(n))
     while True:
         r = np.int64(_mt_next(mt, b) >> np.uint32(32 - bits))
         if r < n:
@@ -348,15 +386,18 @@ def stream_seed(seed: int, show_number: int) -> int:
 # -- setup ----------------------------------------------------------------------------------------
 
 
+_TOKENS_BY_CATEGORY = np.argsort(_CATEGORY[:90], kind="stable")  # the 90 game tokens
+_CATEGORY_START = np.searchsorted(_CATEGORY[_TOKENS_BY_CATEGORY], np.arange(6))
+
+
 @_jit
 def _tokens_of_category(category, pool):
     """The 90 game tokens of ``category`` into ``pool`` in id order (as the reference deals
     them before shuffling); their count."""
-    count = 0
-    for token in range(90):
-        if _CATEGORY[token] == category:
-            pool[count] = token
-            count += 1
+    start = _CATEGORY_START[category]
+    count = _CATEGORY_START[category + 1] - start
+    for i in range(count):
+        pool[i] = _TOKENS_BY_CATEGORY[start + i]
     return count
 
 
@@ -1192,7 +1233,7 @@ def _step_all(g, mt, actions, n, locs, options, columns, view, legal, seeds, sho
     tokens = np.empty(TOKENS_SIZE, np.int64)
     ended_shows = np.empty(len(g), np.int64)
     ended_seeds = np.empty(len(g), np.int64)
-    seed_lanes = np.empty((_MT_N + 3, min(SEED_LANES, len(g))), np.uint64)
+    seed_lanes = np.empty(SEED_SCRATCH_SIZE, np.uint32)
     num_ended = np.int64(0)
     for b in range(len(g)):
         row = g[b]
