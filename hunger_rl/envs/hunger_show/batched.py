@@ -188,24 +188,30 @@ _MT_BASE = _genrand_base_state()
 
 
 @_jit
-def _mt_next(mt, b):
-    """CPython's ``genrand_uint32``; ``mt[b, 624]`` is the position in the state. The twist
-    is done one word at a time as the words are drawn (a show draws far fewer than 624, so
-    most are never twisted): word i of the twist reads words i + 1 and i + 397, still old,
-    and word i - 227, already new, exactly as CPython's in-place loop."""
-    i = mt[b, _MT_N]
+def _mt_word(mt, b, i):
+    """Word i of the stream of ``mt[b]`` (CPython's ``genrand_uint32`` at position i). The
+    twist is done one word at a time as the words are drawn (a show draws far fewer than
+    624, so most are never twisted): word i of the twist reads words i + 1 and i + 397,
+    still old, and word i - 227, already new, exactly as CPython's in-place loop."""
     following = i + 1 if i + 1 < _MT_N else 0
     ahead = i + _MT_M if i + _MT_M < _MT_N else i + _MT_M - _MT_N
     y = (mt[b, i] & np.uint32(0x80000000)) | (mt[b, following] & np.uint32(0x7FFFFFFF))
     y = mt[b, ahead] ^ (y >> np.uint32(1)) ^ ((np.uint32(0) - (y & np.uint32(1)))
                                               & np.uint32(0x9908B0DF))
     mt[b, i] = y
-    mt[b, _MT_N] = following
     y ^= y >> np.uint32(11)
     y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
     y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
     y ^= y >> np.uint32(18)
     return y
+
+
+@_jit
+def _mt_next(mt, b):
+    """CPython's ``genrand_uint32``; ``mt[b, 624]`` is the position in the state."""
+    i = np.int64(mt[b, _MT_N])
+    mt[b, _MT_N] = i + 1 if i + 1 < _MT_N else 0
+    return _mt_word(mt, b, i)
 
 
 @_jit
@@ -341,31 +347,46 @@ def _mt_seed_many(mt, shows, count, seeds, lanes):
 
 
 @_jit
-def _below(mt, b, n):
-    """``random.Random._randbelow(n)``: ``getrandbits(n.bit_length())`` until below n."""
+def _below_at(mt, b, n, i):
+    """``random.Random._randbelow(n)``: ``getrandbits(n.bit_length())`` until below n, drawn
+    from position i; the draw and the next position (kept in a register across a shuffle's
+    draws, instead of a store and a load of ``mt[b, 624]`` per draw)."""
     bits = 64 - leading_zeros(np.uint64(n))
     while True:
-        r = np.int64(_mt_next(mt, b) >> np.uint32(32 - bits))
+        r = np.int64(_mt_word(mt, b, i) >> np.uint32(32 - bits))
+        i = i + 1 if i + 1 < _MT_N else 0
         if r < n:
-            return r
+            return r, i
+
+
+@_jit
+def _below(mt, b, n):
+    """``random.Random._randbelow(n)`` from the show's position."""
+    r, i = _below_at(mt, b, n, np.int64(mt[b, _MT_N]))
+    mt[b, _MT_N] = i
+    return r
 
 
 @_jit
 def _shuffle(mt, b, items, count):
     """``random.shuffle`` of ``items[:count]``."""
+    position = np.int64(mt[b, _MT_N])
     for i in range(count - 1, 0, -1):
-        j = _below(mt, b, i + 1)
+        j, position = _below_at(mt, b, i + 1, position)
         items[i], items[j] = items[j], items[i]
+    mt[b, _MT_N] = position
 
 
 @_jit
 def _sample_from_pool(mt, b, pool, n, k, out):
     """``random.sample(pool[:n], k)`` for the small populations here (the pool method); it
     reorders ``pool`` (scratch: no allocation)."""
+    position = np.int64(mt[b, _MT_N])
     for i in range(k):
-        j = _below(mt, b, n - i)
+        j, position = _below_at(mt, b, n - i, position)
         out[i] = pool[j]
         pool[j] = pool[n - i - 1]
+    mt[b, _MT_N] = position
 
 
 _SEED_MASK = np.uint64((1 << 63) - 1)
