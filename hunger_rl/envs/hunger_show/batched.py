@@ -187,18 +187,25 @@ def _genrand_base_state() -> np.ndarray:
 _MT_BASE = _genrand_base_state()
 
 
+_MT_AHEAD = _MT_N - _MT_M  # words of a twist that read old words only (227)
+
+
 @_jit
-def _mt_word(mt, b, i):
+def _mt_word(mt, b, i, twisted):
     """Word i of the stream of ``mt[b]`` (CPython's ``genrand_uint32`` at position i). The
     twist is done one word at a time as the words are drawn (a show draws far fewer than
     624, so most are never twisted): word i of the twist reads words i + 1 and i + 397,
-    still old, and word i - 227, already new, exactly as CPython's in-place loop."""
-    following = i + 1 if i + 1 < _MT_N else 0
-    ahead = i + _MT_M if i + _MT_M < _MT_N else i + _MT_M - _MT_N
-    y = (mt[b, i] & np.uint32(0x80000000)) | (mt[b, following] & np.uint32(0x7FFFFFFF))
-    y = mt[b, ahead] ^ (y >> np.uint32(1)) ^ ((np.uint32(0) - (y & np.uint32(1)))
-                                              & np.uint32(0x9908B0DF))
-    mt[b, i] = y
+    still old, and word i - 227, already new, exactly as CPython's in-place loop. Words
+    below ``twisted`` were twisted ahead (by :func:`_mt_seed_many`) and are only read."""
+    if i < twisted:
+        y = mt[b, i]
+    else:
+        following = i + 1 if i + 1 < _MT_N else 0
+        ahead = i + _MT_M if i + _MT_M < _MT_N else i + _MT_M - _MT_N
+        y = (mt[b, i] & np.uint32(0x80000000)) | (mt[b, following] & np.uint32(0x7FFFFFFF))
+        y = mt[b, ahead] ^ (y >> np.uint32(1)) ^ ((np.uint32(0) - (y & np.uint32(1)))
+                                                  & np.uint32(0x9908B0DF))
+        mt[b, i] = y
     y ^= y >> np.uint32(11)
     y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
     y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
@@ -207,11 +214,28 @@ def _mt_word(mt, b, i):
 
 
 @_jit
+def _mt_position(mt, b):
+    """``mt[b, 624]``: the position i in the state (low 16 bits) and how many words from 0
+    are twisted already (high 16 bits; words i .. twisted - 1 are twisted, not yet drawn)."""
+    return np.int64(mt[b, _MT_N] & np.uint32(0xFFFF)), np.int64(mt[b, _MT_N] >> np.uint32(16))
+
+
+@_jit
+def _mt_advance(i, twisted):
+    """The position after drawing word i: the next word, or word 0 of a twist to come."""
+    if i + 1 < _MT_N:
+        return i + 1, twisted
+    return np.int64(0), np.int64(0)
+
+
+@_jit
 def _mt_next(mt, b):
-    """CPython's ``genrand_uint32``; ``mt[b, 624]`` is the position in the state."""
-    i = np.int64(mt[b, _MT_N])
-    mt[b, _MT_N] = i + 1 if i + 1 < _MT_N else 0
-    return _mt_word(mt, b, i)
+    """CPython's ``genrand_uint32`` (see :func:`_mt_position`)."""
+    i, twisted = _mt_position(mt, b)
+    y = _mt_word(mt, b, i, twisted)
+    i, twisted = _mt_advance(i, twisted)
+    mt[b, _MT_N] = np.uint32(i | (twisted << 16))
+    return y
 
 
 @_jit
@@ -338,55 +362,66 @@ def _mt_seed_many(mt, shows, count, seeds, lanes):
                 lanes[_lane(i, k)] = np.uint32(_mix_second(lanes[_lane(i - 1, k)],
                                                            lanes[_lane(i, k)])
                                                - np.uint32(i))
+        # CPython's first twist, its first 227 words (they read old words only) ahead
+        for k in range(active):
+            lanes[_lane(0, k)] = np.uint32(0x80000000)
+        for i in range(_MT_AHEAD):
+            for k in range(active):
+                y = np.uint32((lanes[_lane(i, k)] & np.uint32(0x80000000))
+                              | (lanes[_lane(i + 1, k)] & np.uint32(0x7FFFFFFF)))
+                lanes[_lane(i, k)] = np.uint32(
+                    lanes[_lane(i + _MT_M, k)] ^ (y >> np.uint32(1))
+                    ^ (np.uint32(np.uint32(0) - (y & np.uint32(1))) & np.uint32(0x9908B0DF)))
         for k in range(used):
             b = shows[first + k]
-            for i in range(1, _MT_N):
+            for i in range(_MT_N):
                 mt[b, i] = lanes[_lane(i, k)]
-            mt[b, 0] = np.uint32(0x80000000)
-            mt[b, _MT_N] = 0
+            mt[b, _MT_N] = np.uint32(_MT_AHEAD << 16)
 
 
 @_jit
-def _below_at(mt, b, n, i):
+def _below_at(mt, b, n, i, twisted):
     """``random.Random._randbelow(n)``: ``getrandbits(n.bit_length())`` until below n, drawn
-    from position i; the draw and the next position (kept in a register across a shuffle's
-    draws, instead of a store and a load of ``mt[b, 624]`` per draw)."""
+    from position i (see :func:`_mt_position`); the draw and the next position (kept in
+    registers across a shuffle's draws, instead of a store and a load of ``mt[b, 624]`` per
+    draw)."""
     bits = 64 - leading_zeros(np.uint64(n))
     while True:
-        r = np.int64(_mt_word(mt, b, i) >> np.uint32(32 - bits))
-        i = i + 1 if i + 1 < _MT_N else 0
+        r = np.int64(_mt_word(mt, b, i, twisted) >> np.uint32(32 - bits))
+        i, twisted = _mt_advance(i, twisted)
         if r < n:
-            return r, i
+            return r, i, twisted
 
 
 @_jit
 def _below(mt, b, n):
     """``random.Random._randbelow(n)`` from the show's position."""
-    r, i = _below_at(mt, b, n, np.int64(mt[b, _MT_N]))
-    mt[b, _MT_N] = i
+    i, twisted = _mt_position(mt, b)
+    r, i, twisted = _below_at(mt, b, n, i, twisted)
+    mt[b, _MT_N] = np.uint32(i | (twisted << 16))
     return r
 
 
 @_jit
 def _shuffle(mt, b, items, count):
     """``random.shuffle`` of ``items[:count]``."""
-    position = np.int64(mt[b, _MT_N])
+    position, twisted = _mt_position(mt, b)
     for i in range(count - 1, 0, -1):
-        j, position = _below_at(mt, b, i + 1, position)
+        j, position, twisted = _below_at(mt, b, i + 1, position, twisted)
         items[i], items[j] = items[j], items[i]
-    mt[b, _MT_N] = position
+    mt[b, _MT_N] = np.uint32(position | (twisted << 16))
 
 
 @_jit
 def _sample_from_pool(mt, b, pool, n, k, out):
     """``random.sample(pool[:n], k)`` for the small populations here (the pool method); it
     reorders ``pool`` (scratch: no allocation)."""
-    position = np.int64(mt[b, _MT_N])
+    position, twisted = _mt_position(mt, b)
     for i in range(k):
-        j, position = _below_at(mt, b, n - i, position)
+        j, position, twisted = _below_at(mt, b, n - i, position, twisted)
         out[i] = pool[j]
         pool[j] = pool[n - i - 1]
-    mt[b, _MT_N] = position
+    mt[b, _MT_N] = np.uint32(position | (twisted << 16))
 
 
 _SEED_MASK = np.uint64((1 << 63) - 1)
