@@ -372,11 +372,18 @@ def _mt_seed_many(mt, shows, count, seeds, lanes):
                 lanes[_lane(i, k)] = np.uint32(
                     lanes[_lane(i + _MT_M, k)] ^ (y >> np.uint32(1))
                     ^ (np.uint32(np.uint32(0) - (y & np.uint32(1))) & np.uint32(0x9908B0DF)))
-        for k in range(used):
-            b = shows[first + k]
+        # out to the shows' rows, two lanes per (little-endian) 64-bit load, as the strided
+        # loads of this transpose cost more than its stores; an odd last lane pairs with
+        # itself, its own word stored last
+        pairs = lanes.view(np.uint64)
+        for k in range(0, used, 2):
+            b, other = shows[first + k], shows[first + min(k + 1, used - 1)]
             for i in range(_MT_N):
-                mt[b, i] = lanes[_lane(i, k)]
+                both = pairs[_lane(i, k) // np.uint64(2)]
+                mt[other, i] = np.uint32(both >> np.uint64(32))
+                mt[b, i] = np.uint32(both & np.uint64(0xFFFFFFFF))
             mt[b, _MT_N] = np.uint32(_MT_AHEAD << 16)
+            mt[other, _MT_N] = np.uint32(_MT_AHEAD << 16)
 
 
 @_jit
