@@ -314,7 +314,10 @@ def _mt_seed_many(mt, shows, count, seeds, lanes):
     ``init_by_array``, which is the seed's low word at even steps and at odd steps its high
     word + 1 for a two-word key (seeds of 2**32 and above), its low word again for a one-word
     key (no lane branches). The lane loops run over whole vectors of the lanes in use, and do
-    four words per pass, the chain kept in a register."""
+    four words per pass, the chain kept in a register. Last, the first _MT_AHEAD words of the
+    twist that CPython does before the first draw are done here too (they read old words
+    only, so the lanes run them side by side) and marked in the position word (see
+    :func:`_mt_position`): a deal's draws then only read and temper them."""
     even, odd = _MT_N, _MT_N + 1
     for first in range(0, count, SEED_LANES):
         used = min(SEED_LANES, count - first)
@@ -449,8 +452,9 @@ def stream_seed(seed: int, show_number: int) -> int:
 # -- setup ----------------------------------------------------------------------------------------
 
 
-_TOKENS_BY_CATEGORY = np.argsort(_CATEGORY[:90], kind="stable")  # the 90 game tokens
-_CATEGORY_START = np.searchsorted(_CATEGORY[_TOKENS_BY_CATEGORY], np.arange(6))
+# the 90 game tokens by category, in id order; category c's are from _CATEGORY_START[c]
+_TOKENS_BY_CATEGORY = np.argsort(_CATEGORY[:90], kind="stable")
+_CATEGORY_START = np.searchsorted(_CATEGORY[_TOKENS_BY_CATEGORY], np.arange(COCONUT + 2))
 
 
 @_jit
