@@ -314,7 +314,7 @@ def _mt_seed_many(mt, shows, count, seeds, lanes):
     ``init_by_array``, which is the seed's low word at even steps and at odd steps its high
     word + 1 for a two-word key (seeds of 2**32 and above), its low word again for a one-word
     key (no lane branches). The lane loops run over whole vectors of the lanes in use, and do
-    four words per pass, the chain kept in a register. Last, the first _MT_AHEAD words of the
+    eight words per pass, the chain kept in a register. Last, the first _MT_AHEAD words of the
     twist that CPython does before the first draw are done here too (they read old words
     only, so the lanes run them side by side) and marked in the position word (see
     :func:`_mt_position`): a deal's draws then only read and temper them."""
@@ -333,31 +333,31 @@ def _mt_seed_many(mt, shows, count, seeds, lanes):
                 lanes[_lane(i, k)] = _MT_BASE[i]
         # init_by_array's first loop: i = 1 .. 623 (steps 0 .. 622), then i = 1 (step 623)
         # after word 0 took word 623; word i takes the even addend at odd i
-        for i in range(1, _MT_N - 4, 4):  # words 1 .. 620
+        for i in range(1, _MT_N - 8, 8):  # words 1 .. 616
             for k in range(active):
                 value = lanes[_lane(i - 1, k)]
-                for u in range(4):
+                for u in range(8):
                     value = np.uint32(_mix_first(value, lanes[_lane(i + u, k)])
                                       + lanes[_lane(even if u % 2 == 0 else odd, k)])
                     lanes[_lane(i + u, k)] = value
-        for i in (621, 622, 623, 1):
+        for i in (617, 618, 619, 620, 621, 622, 623, 1):
             if i == 1:
                 for k in range(active):
                     lanes[_lane(0, k)] = lanes[_lane(_MT_N - 1, k)]
-            addend = even if i in (621, 623) else odd
+            addend = even if i % 2 and i != 1 else odd
             for k in range(active):
                 lanes[_lane(i, k)] = np.uint32(_mix_first(lanes[_lane(i - 1, k)],
                                                           lanes[_lane(i, k)])
                                                + lanes[_lane(addend, k)])
         # the second loop: i = 2 .. 623, then i = 1 after word 0 took word 623
-        for i in range(2, _MT_N - 3, 4):  # words 2 .. 621
+        for i in range(2, _MT_N - 7, 8):  # words 2 .. 617
             for k in range(active):
                 value = lanes[_lane(i - 1, k)]
-                for u in range(4):
+                for u in range(8):
                     value = np.uint32(_mix_second(value, lanes[_lane(i + u, k)])
                                       - np.uint32(i + u))
                     lanes[_lane(i + u, k)] = value
-        for i in (622, 623, 1):
+        for i in (618, 619, 620, 621, 622, 623, 1):
             if i == 1:
                 for k in range(active):
                     lanes[_lane(0, k)] = lanes[_lane(_MT_N - 1, k)]
