@@ -17,6 +17,7 @@ from hunger_rl.envs.hunger_show.batched import (
     MAX_TOKENS,
     ROW_SIZE,
     SEED_LANES,
+    SEED_SCRATCH_SIZE,
     BatchedShow,
     _below,
     _mt_next,
@@ -179,15 +180,33 @@ def test_supper_is_the_default_decision_on_random_holdings():
 
 def test_seeding_many_shows_at_once_is_seeding_each():
     special = [0, 2 ** 32 - 1, 7, 2 ** 32, 2 ** 63 - 1]
-    seeds = np.array(special + [3 ** k % 2 ** 63 for k in range(1, 2 * SEED_LANES + 2)])
+    # two full blocks of lanes and an odd part of one
+    seeds = np.array(special + [3 ** k % 2 ** 63 for k in range(1, 2 * SEED_LANES + 3)])
     mt = np.zeros((len(seeds) + 2, 625), np.uint32)
     shows = np.random.default_rng(0).permutation(len(seeds) + 2)[:len(seeds)]
-    _mt_seed_many(mt, shows, len(shows), seeds, np.empty((625 + 2, SEED_LANES), np.uint64))
+    _mt_seed_many(mt, shows, len(shows), seeds, np.empty(SEED_SCRATCH_SIZE, np.uint32))
     for show, seed in zip(shows, seeds, strict=True):
         reference = random.Random(int(seed))
         assert [int(_mt_next(mt, show)) for _ in range(700)] == [reference.getrandbits(32)
                                                                 for _ in range(700)]
     assert not np.delete(mt, shows, axis=0).any()
+
+
+def test_draws_of_shows_seeded_at_once_are_pythons():
+    """Shuffles and draws through the words twisted ahead at seeding, the words twisted as
+    drawn, and the next twist."""
+    seeds = np.array([2 ** 40 + 3, 12345])
+    mt = np.zeros((2, 625), np.uint32)
+    _mt_seed_many(mt, np.arange(2), 2, seeds, np.empty(SEED_SCRATCH_SIZE, np.uint32))
+    for show, seed in enumerate(seeds):
+        reference = random.Random(int(seed))
+        for _ in range(40):
+            items = np.arange(30)
+            _shuffle(mt, show, items, 30)
+            expected = list(range(30))
+            reference.shuffle(expected)
+            assert list(items) == expected
+            assert _below(mt, show, 1000) == reference.randrange(1000)
 
 
 def test_slot_seed_stream_depends_on_slot_seed_only():

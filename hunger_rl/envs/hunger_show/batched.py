@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from hunger_rl.envs.hunger_show.decisions import SUPPER_PATTERNS
 from hunger_rl.envs.hunger_show.engine import ShowConfig
@@ -213,24 +213,54 @@ def _genrand_base_state() -> np.ndarray:
 _MT_BASE = _genrand_base_state()
 
 
+_MT_AHEAD = _MT_N - _MT_M  # words of a twist that read old words only (227)
+
+
 @_jit
-def _mt_next(mt, b):
-    """CPython's ``genrand_uint32``; ``mt[b, 624]`` is the position in the state. The twist
-    is done one word at a time as the words are drawn (a show draws far fewer than 624, so
-    most are never twisted): word i of the twist reads words i + 1 and i + 397, still old,
-    and word i - 227, already new, exactly as CPython's in-place loop."""
-    i = mt[b, _MT_N]
-    following = i + 1 if i + 1 < _MT_N else 0
-    ahead = i + _MT_M if i + _MT_M < _MT_N else i + _MT_M - _MT_N
-    y = (mt[b, i] & np.uint32(0x80000000)) | (mt[b, following] & np.uint32(0x7FFFFFFF))
-    y = mt[b, ahead] ^ (y >> np.uint32(1)) ^ ((np.uint32(0) - (y & np.uint32(1)))
-                                              & np.uint32(0x9908B0DF))
-    mt[b, i] = y
-    mt[b, _MT_N] = following
+def _mt_word(mt, b, i, twisted):
+    """Word i of the stream of ``mt[b]`` (CPython's ``genrand_uint32`` at position i). The
+    twist is done one word at a time as the words are drawn (a show draws far fewer than
+    624, so most are never twisted): word i of the twist reads words i + 1 and i + 397,
+    still old, and word i - 227, already new, exactly as CPython's in-place loop. Words
+    below ``twisted`` were twisted ahead (by :func:`_mt_seed_many`) and are only read."""
+    if i < twisted:
+        y = mt[b, i]
+    else:
+        following = i + 1 if i + 1 < _MT_N else 0
+        ahead = i + _MT_M if i + _MT_M < _MT_N else i + _MT_M - _MT_N
+        y = (mt[b, i] & np.uint32(0x80000000)) | (mt[b, following] & np.uint32(0x7FFFFFFF))
+        y = mt[b, ahead] ^ (y >> np.uint32(1)) ^ ((np.uint32(0) - (y & np.uint32(1)))
+                                                  & np.uint32(0x9908B0DF))
+        mt[b, i] = y
     y ^= y >> np.uint32(11)
     y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
     y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
     y ^= y >> np.uint32(18)
+    return y
+
+
+@_jit
+def _mt_position(mt, b):
+    """``mt[b, 624]``: the position i in the state (low 16 bits) and how many words from 0
+    are twisted already (high 16 bits; words i .. twisted - 1 are twisted, not yet drawn)."""
+    return np.int64(mt[b, _MT_N] & np.uint32(0xFFFF)), np.int64(mt[b, _MT_N] >> np.uint32(16))
+
+
+@_jit
+def _mt_advance(i, twisted):
+    """The position after drawing word i: the next word, or word 0 of a twist to come."""
+    if i + 1 < _MT_N:
+        return i + 1, twisted
+    return np.int64(0), np.int64(0)
+
+
+@_jit
+def _mt_next(mt, b):
+    """CPython's ``genrand_uint32`` (see :func:`_mt_position`)."""
+    i, twisted = _mt_position(mt, b)
+    y = _mt_word(mt, b, i, twisted)
+    i, twisted = _mt_advance(i, twisted)
+    mt[b, _MT_N] = np.uint32(i | (twisted << 16))
     return y
 
 
@@ -272,88 +302,162 @@ def _mt_seed(mt, b, seed):
     state[_MT_N] = 0
 
 
-SEED_LANES = 32  # uint64 columns of _mt_seed_many's scratch (twice as many shows at a time)
+@_jit
+def _mix_first(previous, word):
+    """``init_by_array``'s first loop at a word, before the key's addend (modulo 2**32)."""
+    mixed = np.uint32(np.uint32(previous ^ (previous >> np.uint32(30))) * np.uint32(1664525))
+    return np.uint32(word ^ mixed)
+
+
+@_jit
+def _mix_second(previous, word):
+    """``init_by_array``'s second loop at a word, before subtracting its index."""
+    mixed = np.uint32(np.uint32(previous ^ (previous >> np.uint32(30)))
+                      * np.uint32(1566083941))
+    return np.uint32(word ^ mixed)
+
+
+SEED_LANES = 32  # shows seeded side by side by _mt_seed_many
+SEED_SCRATCH_SIZE = (_MT_N + 2) * SEED_LANES  # uint32 scratch of _mt_seed_many
+
+
+@_jit
+def _lane(i, k):
+    """Where word i of lane k lies in _mt_seed_many's scratch: unsigned, so that numba adds
+    no negative-index wrap-around and the compiler sees the constant row stride."""
+    return np.uint64(i * SEED_LANES + k)
 
 
 @_jit
 def _mt_seed_many(mt, shows, count, seeds, lanes):
-    """:func:`_mt_seed` of ``mt[shows[k]]`` with ``seeds[k]`` for k < count. As many shows at a
-    time as ``lanes`` holds 32-bit columns run their serial seeding chains side by side in it
-    (uint64 scratch of shape (_MT_N + 3, SEED_LANES), used as twice as many uint32 columns:
-    word i of each show's state in row i, then the seed's low and high words and the last word
-    computed), so the processor overlaps the chains and vectorises them. Every step is
-    arithmetic modulo 2**32, so 32-bit lanes give CPython's words exactly."""
-    words = lanes.view(np.uint32)
-    low, high, previous = _MT_N, _MT_N + 1, _MT_N + 2
-    for first in range(0, count, words.shape[1]):
-        width = min(words.shape[1], count - first)
+    """:func:`_mt_seed` of ``mt[shows[k]]`` with ``seeds[k]`` for k < count, SEED_LANES shows
+    at a time: their serial seeding chains run side by side, one uint32 lane each, so that the
+    compiler vectorises them (every step is arithmetic modulo 2**32, so 32-bit lanes give
+    CPython's words exactly).
+
+    ``lanes`` (uint32 scratch of SEED_SCRATCH_SIZE) holds the lanes' word i in row i, then two
+    rows of what the first loop adds at even and odd steps: the key's word j plus j of
+    ``init_by_array``, which is the seed's low word at even steps and at odd steps its high
+    word + 1 for a two-word key (seeds of 2**32 and above), its low word again for a one-word
+    key (no lane branches). The lane loops run over whole vectors of the lanes in use, and do
+    eight words per pass, the chain kept in a register. Last, the first _MT_AHEAD words of the
+    twist that CPython does before the first draw are done here too (they read old words
+    only, so the lanes run them side by side) and marked in the position word (see
+    :func:`_mt_position`): a deal's draws then only read and temper them."""
+    even, odd = _MT_N, _MT_N + 1
+    for first in range(0, count, SEED_LANES):
+        used = min(SEED_LANES, count - first)
+        active = (used + 7) // 8 * 8
+        for k in range(SEED_LANES):
+            seed = np.uint64(seeds[first + k]) if k < used else np.uint64(0)
+            low = np.uint32(seed & np.uint64(0xFFFFFFFF))
+            high = np.uint32(seed >> np.uint64(32))
+            lanes[_lane(even, k)] = low
+            lanes[_lane(odd, k)] = high + np.uint32(1) if high else low
         for i in range(_MT_N):
-            for k in range(width):
-                words[i, k] = _MT_BASE[i]
-        for k in range(width):
-            words[low, k] = np.uint32(np.uint64(seeds[first + k]) & np.uint64(0xFFFFFFFF))
-            words[high, k] = np.uint32(np.uint64(seeds[first + k]) >> np.uint64(32))
-            words[previous, k] = _MT_BASE[0]
-        for t in range(_MT_N):  # as _mt_seed's first loop: i = 1 .. 623, then 1 again
-            i = t % (_MT_N - 1) + 1
-            for k in range(width):
-                j = np.uint32(t & 1) if words[high, k] else np.uint32(0)
-                word = words[high, k] if j else words[low, k]
-                value = words[previous, k]
-                mixed = np.uint32((value ^ (value >> np.uint32(30))) * np.uint32(1664525))
-                value = np.uint32((words[i, k] ^ mixed) + word + j)
-                words[i, k] = value
-                words[previous, k] = value
-            if i == _MT_N - 1:
-                for k in range(width):
-                    words[0, k] = words[i, k]
-        for t in range(_MT_N - 1):  # the second loop: i = 2 .. 623, then 1
-            i = (t + 1) % (_MT_N - 1) + 1
-            for k in range(width):
-                value = words[previous, k]
-                mixed = np.uint32((value ^ (value >> np.uint32(30))) * np.uint32(1566083941))
-                value = np.uint32((words[i, k] ^ mixed) - np.uint32(i))
-                words[i, k] = value
-                words[previous, k] = value
-            if i == _MT_N - 1:
-                for k in range(width):
-                    words[0, k] = words[i, k]
-        for k in range(width):
-            b = shows[first + k]
-            for i in range(1, _MT_N):
-                mt[b, i] = words[i, k]
-            mt[b, 0] = np.uint32(0x80000000)
-            mt[b, _MT_N] = 0
+            for k in range(active):
+                lanes[_lane(i, k)] = _MT_BASE[i]
+        # init_by_array's first loop: i = 1 .. 623 (steps 0 .. 622), then i = 1 (step 623)
+        # after word 0 took word 623; word i takes the even addend at odd i
+        for i in range(1, _MT_N - 8, 8):  # words 1 .. 616
+            for k in range(active):
+                value = lanes[_lane(i - 1, k)]
+                for u in range(8):
+                    value = np.uint32(_mix_first(value, lanes[_lane(i + u, k)])
+                                      + lanes[_lane(even if u % 2 == 0 else odd, k)])
+                    lanes[_lane(i + u, k)] = value
+        for i in (617, 618, 619, 620, 621, 622, 623, 1):
+            if i == 1:
+                for k in range(active):
+                    lanes[_lane(0, k)] = lanes[_lane(_MT_N - 1, k)]
+            addend = even if i % 2 and i != 1 else odd
+            for k in range(active):
+                lanes[_lane(i, k)] = np.uint32(_mix_first(lanes[_lane(i - 1, k)],
+                                                          lanes[_lane(i, k)])
+                                               + lanes[_lane(addend, k)])
+        # the second loop: i = 2 .. 623, then i = 1 after word 0 took word 623
+        for i in range(2, _MT_N - 7, 8):  # words 2 .. 617
+            for k in range(active):
+                value = lanes[_lane(i - 1, k)]
+                for u in range(8):
+                    value = np.uint32(_mix_second(value, lanes[_lane(i + u, k)])
+                                      - np.uint32(i + u))
+                    lanes[_lane(i + u, k)] = value
+        for i in (618, 619, 620, 621, 622, 623, 1):
+            if i == 1:
+                for k in range(active):
+                    lanes[_lane(0, k)] = lanes[_lane(_MT_N - 1, k)]
+            for k in range(active):
+                lanes[_lane(i, k)] = np.uint32(_mix_second(lanes[_lane(i - 1, k)],
+                                                           lanes[_lane(i, k)])
+                                               - np.uint32(i))
+        # CPython's first twist, its first 227 words (they read old words only) ahead
+        for k in range(active):
+            lanes[_lane(0, k)] = np.uint32(0x80000000)
+        for i in range(_MT_AHEAD):
+            for k in range(active):
+                y = np.uint32((lanes[_lane(i, k)] & np.uint32(0x80000000))
+                              | (lanes[_lane(i + 1, k)] & np.uint32(0x7FFFFFFF)))
+                lanes[_lane(i, k)] = np.uint32(
+                    lanes[_lane(i + _MT_M, k)] ^ (y >> np.uint32(1))
+                    ^ (np.uint32(np.uint32(0) - (y & np.uint32(1))) & np.uint32(0x9908B0DF)))
+        # out to the shows' rows, two lanes per (little-endian) 64-bit load, as the strided
+        # loads of this transpose cost more than its stores; an odd last lane pairs with
+        # itself, its own word stored last
+        pairs = lanes.view(np.uint64)
+        for k in range(0, used, 2):
+            b, other = shows[first + k], shows[first + min(k + 1, used - 1)]
+            for i in range(_MT_N):
+                both = pairs[_lane(i, k) // np.uint64(2)]
+                mt[other, i] = np.uint32(both >> np.uint64(32))
+                mt[b, i] = np.uint32(both & np.uint64(0xFFFFFFFF))
+            mt[b, _MT_N] = np.uint32(_MT_AHEAD << 16)
+            mt[other, _MT_N] = np.uint32(_MT_AHEAD << 16)
+
+
+@_jit
+def _below_at(mt, b, n, i, twisted):
+    """``random.Random._randbelow(n)``: ``getrandbits(n.bit_length())`` until below n, drawn
+    from position i (see :func:`_mt_position`); the draw and the next position (kept in
+    registers across a shuffle's draws, instead of a store and a load of ``mt[b, 624]`` per
+    draw)."""
+    bits = 64 - leading_zeros(np.uint64(n))
+    while True:
+        r = np.int64(_mt_word(mt, b, i, twisted) >> np.uint32(32 - bits))
+        i, twisted = _mt_advance(i, twisted)
+        if r < n:
+            return r, i, twisted
 
 
 @_jit
 def _below(mt, b, n):
-    """``random.Random._randbelow(n)``: ``getrandbits(n.bit_length())`` until below n."""
-    bits = 0
-    while (n >> bits) > 0:
-        bits += 1
-    while True:
-        r = np.int64(_mt_next(mt, b) >> np.uint32(32 - bits))
-        if r < n:
-            return r
+    """``random.Random._randbelow(n)`` from the show's position."""
+    i, twisted = _mt_position(mt, b)
+    r, i, twisted = _below_at(mt, b, n, i, twisted)
+    mt[b, _MT_N] = np.uint32(i | (twisted << 16))
+    return r
 
 
 @_jit
 def _shuffle(mt, b, items, count):
     """``random.shuffle`` of ``items[:count]``."""
+    position, twisted = _mt_position(mt, b)
     for i in range(count - 1, 0, -1):
-        j = _below(mt, b, i + 1)
+        j, position, twisted = _below_at(mt, b, i + 1, position, twisted)
         items[i], items[j] = items[j], items[i]
+    mt[b, _MT_N] = np.uint32(position | (twisted << 16))
 
 
 @_jit
 def _sample_from_pool(mt, b, pool, n, k, out):
     """``random.sample(pool[:n], k)`` for the small populations here (the pool method); it
     reorders ``pool`` (scratch: no allocation)."""
+    position, twisted = _mt_position(mt, b)
     for i in range(k):
-        j = _below(mt, b, n - i)
+        j, position, twisted = _below_at(mt, b, n - i, position, twisted)
         out[i] = pool[j]
         pool[j] = pool[n - i - 1]
+    mt[b, _MT_N] = np.uint32(position | (twisted << 16))
 
 
 _SEED_MASK = np.uint64((1 << 63) - 1)
@@ -374,15 +478,19 @@ def stream_seed(seed: int, show_number: int) -> int:
 # -- setup ----------------------------------------------------------------------------------------
 
 
+# the 90 game tokens by category, in id order; category c's are from _CATEGORY_START[c]
+_TOKENS_BY_CATEGORY = np.argsort(_CATEGORY[:90], kind="stable")
+_CATEGORY_START = np.searchsorted(_CATEGORY[_TOKENS_BY_CATEGORY], np.arange(COCONUT + 2))
+
+
 @_jit
 def _tokens_of_category(category, pool):
     """The 90 game tokens of ``category`` into ``pool`` in id order (as the reference deals
     them before shuffling); their count."""
-    count = 0
-    for token in range(90):
-        if _CATEGORY[token] == category:
-            pool[count] = token
-            count += 1
+    start = _CATEGORY_START[category]
+    count = _CATEGORY_START[category + 1] - start
+    for i in range(count):
+        pool[i] = _TOKENS_BY_CATEGORY[start + i]
     return count
 
 
@@ -1235,7 +1343,7 @@ def _step_all(g, mt, actions, seats, locs, options, legal, seeds, shows_played,
                 np.empty(MAX_PLAYERS, np.int64), np.empty(WORK_SIZE, np.int64),
                 np.empty(SPARE_SIZE, np.int64), np.empty(TOKENS_SIZE, np.int64),
                 np.empty(len(g), np.int64), np.empty(len(g), np.int64),
-                np.empty((_MT_N + 3, min(SEED_LANES, len(g))), np.uint64))
+                np.empty(SEED_SCRATCH_SIZE, np.uint32))
 
 
 @_jit
