@@ -1437,7 +1437,8 @@ class BatchedShow:
     Every show runs with the default decisions (S19/S21); ``decisions`` other than None raise,
     as the batch cannot call decision objects. Call :meth:`reset` first; :meth:`step` takes one
     action per seat and show (``actions[b, p]``: ``5 * location + act``; the value for a seat
-    that has left is ignored).
+    that has left is ignored). The compiled code is specialised to the player count: the first
+    batch of each count compiles (or loads from numba's cache) its own entry points.
     """
 
     def __init__(self, num_players: int = 4, batch_size: int = 1, events: str = "standard",
