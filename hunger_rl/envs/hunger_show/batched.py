@@ -37,8 +37,8 @@ from hunger_rl.envs.hunger_show.observation import (
     PUBLIC_CATEGORIES,
     REWARD_MODES,
     SHAPING_WEIGHT,
-    SHARED_WIDTH,
     legal_mask,
+    observation_layout,
     observation_tables,
 )
 from hunger_rl.envs.hunger_show.tokens import (
@@ -158,6 +158,14 @@ def _packed_count_tables():
 
 _OWN_LOW, _OWN_HIGH, _PUBLIC_UNITS, _PUBLIC_COLUMN, _KNOWN_FIELD = _packed_count_tables()
 assert OWN_WIDTH == 18 and len(PUBLIC_CATEGORIES) == 5
+# Row n: where the blocks of observation_layout(n) that _observe writes start, then the size
+# (a constant array read at the compile-time player count, so the offsets fold).
+_LAYOUT_BLOCKS = ("token_counts", "alive", "leader", "playing_order", "day", "last_choices",
+                  "known_values", "character")
+_LAYOUT = np.zeros((MAX_PLAYERS + 1, len(_LAYOUT_BLOCKS) + 1), np.int64)
+for _count in range(2, MAX_PLAYERS + 1):
+    _LAYOUT[_count] = ([observation_layout(_count)[name].start for name in _LAYOUT_BLOCKS]
+                       + [observation_tables(_count).observation_size])
 
 
 # Integers passed to helpers are int64, never int16 reads of a row nor bare constants (numba
@@ -1238,18 +1246,13 @@ def _observe(g, b, seats, legal, scratch, out, masks):
     added into the output token by token: those dependent stores and loads cost more than the
     rest of the token loop."""
     n = len(seats)
-    counts_at = OWN_WIDTH  # the blocks of observation_layout(n)
-    alive_at = counts_at + 5 * n
-    leader_at = alive_at + n
-    order_at = leader_at + n
-    shared = order_at + n
-    choices_at = shared + SHARED_WIDTH
-    known_at = choices_at + 9 * n
-    character_at = known_at + KNOWN_FIELDS * (n - 1)
+    layout = _LAYOUT[n]
+    counts_at, alive_at, leader_at, order_at = layout[0], layout[1], layout[2], layout[3]
+    shared, choices_at, known_at, character_at = layout[4], layout[5], layout[6], layout[7]
     row = g[b]
     view = out[b]
     for seat in range(n):
-        for i in range(character_at + 1 + len(CHARACTERS)):
+        for i in range(layout[8]):
             view[seat, i] = 0.0
     position = MAX_PLAYERS  # scratch: per holder its packed public counts, then its position
     for holder in range(n):
