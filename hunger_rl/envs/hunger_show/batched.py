@@ -273,44 +273,6 @@ def _mt_next(mt, b):
 
 
 @_jit
-def _mt_seed(mt, b, seed):
-    """``random.Random(seed)`` for a seed 0 <= seed < 2**63: ``init_by_array`` of its 32-bit
-    words, least significant first (one word for seeds below 2**32), from ``_MT_BASE``; the
-    twist that CPython does before the first draw is left to :func:`_mt_next`."""
-    state = mt[b]
-    low = np.uint64(seed) & np.uint64(0xFFFFFFFF)
-    high = np.uint64(seed) >> np.uint64(32)
-    length = 2 if high else 1
-    mask = np.uint64(0xFFFFFFFF)
-    for k in range(_MT_N):
-        state[k] = _MT_BASE[k]
-    previous = np.uint64(state[0])  # state[i - 1], kept in a register
-    i, j = 1, 0
-    for _ in range(_MT_N):  # max(_MT_N, length) rounds
-        word = low if j == 0 else high
-        mixed = (previous ^ (previous >> np.uint64(30))) * np.uint64(1664525)
-        previous = ((np.uint64(state[i]) ^ mixed) + word + np.uint64(j)) & mask
-        state[i] = np.uint32(previous)
-        i += 1
-        j += 1
-        if i >= _MT_N:
-            state[0] = np.uint32(previous)
-            i = 1
-        if j >= length:
-            j = 0
-    for _ in range(_MT_N - 1):
-        mixed = (previous ^ (previous >> np.uint64(30))) * np.uint64(1566083941)
-        previous = ((np.uint64(state[i]) ^ mixed) - np.uint64(i)) & mask
-        state[i] = np.uint32(previous)
-        i += 1
-        if i >= _MT_N:
-            state[0] = np.uint32(previous)
-            i = 1
-    state[0] = np.uint32(0x80000000)
-    state[_MT_N] = 0
-
-
-@_jit
 def _mix_first(previous, word):
     """``init_by_array``'s first loop at a word, before the key's addend (modulo 2**32)."""
     mixed = np.uint32(np.uint32(previous ^ (previous >> np.uint32(30))) * np.uint32(1664525))
@@ -338,8 +300,9 @@ def _lane(i, k):
 
 @_jit
 def _mt_seed_many(mt, shows, count, seeds, lanes):
-    """:func:`_mt_seed` of ``mt[shows[k]]`` with ``seeds[k]`` for k < count, SEED_LANES shows
-    at a time: their serial seeding chains run side by side, one uint32 lane each, so that the
+    """``random.Random(seeds[k])`` (0 <= seed < 2**63: ``init_by_array`` of its 32-bit words,
+    least significant first, from ``_MT_BASE``) into ``mt[shows[k]]`` for k < count, SEED_LANES
+    shows at a time: their serial seeding chains run side by side, one uint32 lane each, so that the
     compiler vectorises them (every step is arithmetic modulo 2**32, so 32-bit lanes give
     CPython's words exactly).
 
@@ -503,16 +466,10 @@ def _tokens_of_category(category, pool):
 
 
 @_jit
-def _deal(g, mt, b, seed, n, locs, options, pool, cards):
-    """``ShowGame(config, seed)``: the same draws in the same order."""
-    _mt_seed(mt, b, seed)
-    _deal_seeded(g, mt, b, n, locs, options, pool, cards)
-
-
-@_jit
 def _deal_seeded(g, mt, b, n, locs, options, pool, cards):
-    """:func:`_deal` once ``mt[b]`` is seeded. ``options``: characters, deck size, unpleasant
-    cards, end window; ``pool``, ``cards``: int64 scratch of MAX_TOKENS."""
+    """``ShowGame(config, seed)`` once ``mt[b]`` is seeded with seed (:func:`_mt_seed_many`):
+    the same draws in the same order. ``options``: characters, deck size, unpleasant cards,
+    end window; ``pool``, ``cards``: int64 scratch of MAX_TOKENS."""
     characters, deck_size, unpleasant, end_window = options[0], options[1], options[2], options[3]
     for i in range(ROW_SIZE):
         g[b, i] = 0
@@ -1325,8 +1282,9 @@ def _reset_all(g, mt, seeds, seats, locs, options, legal, observations, masks):
     scratch = np.empty(SCRATCH_SIZE, np.int64)
     pool = np.empty(MAX_TOKENS, np.int64)
     cards = np.empty(MAX_TOKENS, np.int64)
+    _mt_seed_many(mt, np.arange(len(g)), len(g), seeds, np.empty(SEED_SCRATCH_SIZE, np.uint32))
     for b in range(len(g)):
-        _deal(g, mt, b, seeds[b], n, locs, options, pool, cards)
+        _deal_seeded(g, mt, b, n, locs, options, pool, cards)
         _observe(g, b, seats, legal, scratch, observations, masks)
 
 
@@ -1415,9 +1373,14 @@ def _restart(g, mt, shows, seats, locs, options, legal, seeds, shows_played,
     scratch = np.empty(SCRATCH_SIZE, np.int64)
     pool = np.empty(MAX_TOKENS, np.int64)
     cards = np.empty(MAX_TOKENS, np.int64)
-    for b in shows:
+    lanes = np.empty(SEED_SCRATCH_SIZE, np.uint32)
+    seed = np.empty(1, np.int64)
+    for k in range(len(shows)):  # one at a time: a show listed twice is dealt twice in turn
+        b = shows[k]
         shows_played[b] += 1
-        _deal(g, mt, b, _stream_seed(seeds[b], shows_played[b]), n, locs, options, pool, cards)
+        seed[0] = _stream_seed(seeds[b], shows_played[b])
+        _mt_seed_many(mt, shows[k:k + 1], 1, seed, lanes)
+        _deal_seeded(g, mt, b, n, locs, options, pool, cards)
         _observe(g, b, seats, legal, scratch, observations, masks)
 
 
