@@ -21,7 +21,6 @@ from hunger_rl.envs.hunger_show.batched import (
     BatchedShow,
     _below,
     _mt_next,
-    _mt_seed,
     _mt_seed_many,
     _sample_from_pool,
     _shuffle,
@@ -130,7 +129,8 @@ def test_ten_thousand_batched_shows_per_player_count_match_the_reference(num_pla
 @pytest.mark.parametrize("seed", [0, 1, 12345, 2 ** 32 - 1, 2 ** 32, 2 ** 63 - 1])
 def test_compiled_mersenne_twister_is_pythons_random(seed):
     mt = np.zeros((1, 625), np.uint32)
-    _mt_seed(mt, 0, seed)
+    _mt_seed_many(mt, np.zeros(1, np.int64), 1, np.array([seed]), np.empty(SEED_SCRATCH_SIZE,
+                                                                           np.uint32))
     reference = random.Random(seed)
     assert [int(_mt_next(mt, 0)) for _ in range(1300)] == [reference.getrandbits(32)
                                                            for _ in range(1300)]
@@ -207,6 +207,21 @@ def test_draws_of_shows_seeded_at_once_are_pythons():
             reference.shuffle(expected)
             assert list(items) == expected
             assert _below(mt, show, 1000) == reference.randrange(1000)
+
+
+def test_restart_deals_each_listed_show_its_next_seed_in_turn():
+    batch = BatchedShow(3, 4, characters=True)
+    batch.reset(seeds=[11, 2 ** 40, 7, 2 ** 63 - 1])
+    out = batch.step(np.zeros((4, 3), np.int64))
+    untouched = out.observations[2].copy()
+    played = batch.shows_played.copy()
+    out = batch.restart([1, 3, 1])  # show 1 listed twice: dealt with its next two seeds
+    assert list(batch.shows_played - played) == [0, 2, 0, 1]
+    np.testing.assert_array_equal(out.observations[2], untouched)
+    for show in (1, 3):
+        env = ShowParallelEnv(num_players=3, characters=True)
+        env.reset(seed=stream_seed(int(batch.seeds[show]), int(batch.shows_played[show])))
+        assert_same_view(env, out.observations[show], out.action_masks[show], f"show {show}")
 
 
 def test_slot_seed_stream_depends_on_slot_seed_only():
