@@ -53,7 +53,7 @@ def show_engine() -> None:
     compiled once per player count)."""
     import numpy as np
 
-    from hunger_rl.envs.hunger_show.batched import MAX_PLAYERS, BatchedShow
+    from hunger_rl.envs.hunger_show.batched import MAX_PLAYERS, PREFETCH_FROM, BatchedShow
 
     for num_players in range(2, MAX_PLAYERS + 1):
         show = BatchedShow(num_players=num_players, batch_size=2)
@@ -61,6 +61,8 @@ def show_engine() -> None:
         while not outputs.done.any():
             outputs = show.step(np.argmax(outputs.action_masks, axis=2))
         show.restart([0])
+    large = BatchedShow(num_players=4, batch_size=PREFETCH_FROM)  # the prefetching step
+    large.step(np.argmax(large.reset(seed=0).action_masks, axis=2))
 
 
 def hungry() -> None:

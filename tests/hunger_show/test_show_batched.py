@@ -15,6 +15,7 @@ from hunger_rl.envs.hunger_show.batched import (
     HOLD_N,
     MAX_PLAYERS,
     MAX_TOKENS,
+    PREFETCH_FROM,
     ROW_SIZE,
     SEED_LANES,
     SEED_SCRATCH_SIZE,
@@ -222,6 +223,30 @@ def test_restart_deals_each_listed_show_its_next_seed_in_turn():
         env = ShowParallelEnv(num_players=3, characters=True)
         env.reset(seed=stream_seed(int(batch.seeds[show]), int(batch.shows_played[show])))
         assert_same_view(env, out.observations[show], out.action_masks[show], f"show {show}")
+
+
+def test_a_batch_large_enough_to_prefetch_plays_as_smaller_batches():
+    """From PREFETCH_FROM shows the step prefetches the next shows' state; the shows must be
+    those of the same seeds and actions in batches below that size."""
+    rng = np.random.default_rng(3)
+    size = PREFETCH_FROM + 3
+    seeds = rng.integers(0, 2 ** 63, size=size)
+    large = BatchedShow(4, size, characters=True)
+    parts = [(BatchedShow(4, len(part), characters=True), part)
+             for part in np.array_split(np.arange(size), 3)]
+    large_out = large.reset(seeds=seeds)
+    part_outs = [batch.reset(seeds=seeds[part]) for batch, part in parts]
+    for day in range(40):
+        actions = np.argmax(rng.random(large_out.action_masks.shape) * large_out.action_masks,
+                            axis=-1)
+        large_out = large.step(actions)
+        part_outs = [batch.step(actions[part]) for batch, part in parts]
+        for (batch, part), out in zip(parts, part_outs, strict=True):
+            np.testing.assert_array_equal(large.games[part], batch.games, err_msg=f"day {day}")
+            for field in ("observations", "action_masks", "rewards", "terminated", "done"):
+                np.testing.assert_array_equal(getattr(large_out, field)[part],
+                                              getattr(out, field), err_msg=f"{field}, day {day}")
+    assert large.shows_played.sum() > 0  # the re-deal after a show's end was compared too
 
 
 def test_slot_seed_stream_depends_on_slot_seed_only():

@@ -26,7 +26,10 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import cgutils, types
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+from numba.extending import intrinsic
 
 from hunger_rl.envs.hunger_show.decisions import SUPPER_PATTERNS
 from hunger_rl.envs.hunger_show.engine import ShowConfig
@@ -176,6 +179,22 @@ for _count in range(2, MAX_PLAYERS + 1):
 # arrays for the whole call.
 _jit = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
 _jit_allocating = numba.njit(cache=True, nogil=True, error_model="numpy")
+
+
+@intrinsic
+def _prefetch_for_write(typingctx, array, byte):
+    """Ask the CPU to bring the cache line at ``byte`` bytes into ``array``'s data towards the
+    core, with intent to write (``llvm.prefetch``; a hint: it never faults)."""
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        pointer = builder.gep(builder.bitcast(data, ir.IntType(8).as_pointer()), [args[1]])
+        i32 = ir.IntType(32)
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [pointer.type, i32, i32, i32]),
+            "llvm.prefetch.p0")
+        builder.call(function, [pointer, i32(1), i32(3), i32(1)])  # write, keep, data
+        return context.get_dummy_value()
+    return types.void(array, types.int64), codegen
 
 
 class StepOutputs(NamedTuple):
@@ -1296,7 +1315,7 @@ def _r1(n, share):
 @_jit_allocating
 def _step_all(g, mt, actions, seats, locs, options, legal, seeds, shows_played,
               shaped, observations, masks, rewards, terminated, done, final_observations,
-              final_masks, winners, end_condition, ranking_keys, days):
+              final_masks, winners, end_condition, ranking_keys, days, prefetch_ahead):
     """Allocates the scratch of :func:`_step_shows`, which runs without reference counts (in
     a function that keeps them, each view of a row costs two runtime calls)."""
     _step_shows(g, mt, actions, seats, locs, options, legal, seeds, shows_played, shaped,
@@ -1306,17 +1325,43 @@ def _step_all(g, mt, actions, seats, locs, options, legal, seeds, shows_played,
                 np.empty(MAX_PLAYERS, np.int64), np.empty(WORK_SIZE, np.int64),
                 np.empty(SPARE_SIZE, np.int64), np.empty(TOKENS_SIZE, np.int64),
                 np.empty(len(g), np.int64), np.empty(len(g), np.int64),
-                np.empty(SEED_SCRATCH_SIZE, np.uint32))
+                np.empty(SEED_SCRATCH_SIZE, np.uint32), prefetch_ahead)
+
+
+# Large batches wait for memory: from PREFETCH_FROM shows (about 7 KB each with their
+# observations, so past the L3 cache), the step asks for the state of the show PREFETCH_AHEAD
+# places on while it plays the current one. Below that, even the unused branch cost 1% of the
+# step, so the step receives ``prefetch_ahead``, a tuple: ``(PREFETCH_AHEAD,)`` or empty, and
+# its length, a compile-time constant, leaves the smaller batches' code without it.
+PREFETCH_FROM = 2048
+PREFETCH_AHEAD = 4
+_ROW_BYTES = ROW_SIZE * 2
+_MT_ROW_BYTES = (_MT_N + 1) * 4
+
+
+@_jit
+def _prefetch_show(g, mt, b, n):
+    """The cache lines show b's day will use: the start of each seat's holding, everything
+    from the holdings' sizes to the row's end, and the Twister's next words."""
+    start = b * _ROW_BYTES
+    for seat in range(n):
+        _prefetch_for_write(g, start + (HOLD + seat * MAX_TOKENS) * 2)
+        _prefetch_for_write(g, start + (HOLD + seat * MAX_TOKENS) * 2 + 64)
+    for offset in range(HOLD_N * 2, _ROW_BYTES + 64, 64):
+        _prefetch_for_write(g, start + offset)
+    _prefetch_for_write(mt, b * _MT_ROW_BYTES + _mt_position(mt, b)[0] * 4)
 
 
 @_jit
 def _step_shows(g, mt, actions, seats, locs, options, legal, seeds, shows_played, shaped,
                 observations, masks, rewards, terminated, done, final_observations, final_masks,
                 winners, end_condition, ranking_keys, days, scratch, was_alive, changes, order,
-                work, spare, tokens, ended_shows, ended_seeds, seed_lanes):
+                work, spare, tokens, ended_shows, ended_seeds, seed_lanes, prefetch_ahead):
     n = len(seats)
     num_ended = np.int64(0)
     for b in range(len(g)):
+        if len(prefetch_ahead) and b + prefetch_ahead[0] < len(g):
+            _prefetch_show(g, mt, b + prefetch_ahead[0], n)
         row = g[b]
         for seat in range(n):
             was_alive[seat] = row[ALIVE + seat] == 1
@@ -1433,6 +1478,7 @@ class BatchedShow:
         self.options = np.array([config.characters, config.deck_size, config.unpleasant,
                                  config.end_window], np.int64)
         self.seats = tuple(range(n))  # its length is the player count of the compiled code
+        self.prefetch_ahead = (PREFETCH_AHEAD,) if batch >= PREFETCH_FROM else ()
         self.legal = legal_mask(n)
         size = observation_tables(n).observation_size
         self.observation_size = size
@@ -1525,5 +1571,5 @@ class BatchedShow:
                   self.shows_played, self.reward_mode == "shaped", out.observations,
                   out.action_masks, out.rewards, out.terminated, out.done,
                   out.final_observations, out.final_masks, out.winners, out.end_condition,
-                  out.ranking_keys, out.days)
+                  out.ranking_keys, out.days, self.prefetch_ahead)
         return out
