@@ -197,6 +197,16 @@ def _prefetch_for_write(typingctx, array, byte):
     return types.void(array, types.int64), codegen
 
 
+@_jit
+def _at(index):
+    """``index`` as uint64: numba wraps every signed index that might be negative around (a
+    compare and a select per access), never an unsigned one. Only for indices that cannot be
+    negative (a negative one would read or write far out of bounds, unchecked); the day's
+    busiest functions index their rows and scratch through it where the index is computed or
+    read from an array."""
+    return np.uint64(index)
+
+
 class StepOutputs(NamedTuple):
     """What a step (or reset) reports; the arrays are reused (overwritten) by the next step.
 
@@ -631,7 +641,7 @@ def _playing_order(row, n, order):
     count = 0
     for i in range(n):
         seat = (row[LEADER] + i) % n
-        if row[ALIVE + seat]:
+        if row[_at(ALIVE + seat)]:
             order[count] = seat
             count += 1
     return count
@@ -787,6 +797,15 @@ def _supper(row, player, meal):
 
 
 @_jit
+def _location_act(choice):
+    """(location, act) of a choice 5 * location + act, divided unsigned (a choice is never
+    negative): no floor correction for negative dividends, and both known non-negative."""
+    unsigned = np.uint64(choice)
+    return (np.int64(unsigned // np.uint64(NUM_ACTIONS)),
+            np.int64(unsigned % np.uint64(NUM_ACTIONS)))
+
+
+@_jit
 def _draw_coconuts(row, players, count_players, each):
     for i in range(count_players):
         p = players[i]
@@ -927,37 +946,38 @@ def _campsite_theft(row, mt, b, thief, amount, order, count_order, spare, tokens
             continue
         rafts = 0
         base = HOLD + p * MAX_TOKENS
-        for i in range(row[HOLD_N + p]):
-            rafts += _CATEGORY[row[base + i]] == RAFT
-        key = -rafts * 1000000 - row[HOLD_N + p] * 100 + position  # distinct keys
+        held = np.int64(row[_at(HOLD_N + p)])
+        for i in range(held):
+            rafts += _CATEGORY[_at(row[_at(base + i)])] == RAFT
+        key = -rafts * 1000000 - held * 100 + position  # distinct keys
         j = count
-        while j > 0 and spare[keys + j - 1] > key:  # insertion sort by key
-            spare[keys + j] = spare[keys + j - 1]
-            spare[victims + j] = spare[victims + j - 1]
+        while j > 0 and spare[_at(keys + j - 1)] > key:  # insertion sort by key
+            spare[_at(keys + j)] = spare[_at(keys + j - 1)]
+            spare[_at(victims + j)] = spare[_at(victims + j - 1)]
             j -= 1
-        spare[keys + j] = key
-        spare[victims + j] = p
+        spare[_at(keys + j)] = key
+        spare[_at(victims + j)] = p
         count += 1
     num_stolen = 0
     candidates = tokens
     for v in range(count):
-        victim = spare[victims + v]
+        victim = spare[_at(victims + v)]
         left = _holding(row, victim, candidates)
         while left and num_stolen < amount:
             token = _take(row, mt, b, thief, candidates, left)
-            spare[stolen + num_stolen] = token
-            spare[owners + num_stolen] = victim
+            spare[_at(stolen + num_stolen)] = token
+            spare[_at(owners + num_stolen)] = victim
             num_stolen += 1
             i = 0
-            while candidates[i] != token:
+            while candidates[_at(i)] != token:
                 i += 1
             for j in range(i, left - 1):
-                candidates[j] = candidates[j + 1]
+                candidates[_at(j)] = candidates[_at(j + 1)]
             left -= 1
         if num_stolen == amount:
             break
     for i in range(num_stolen):
-        _transfer(row, spare[stolen + i], spare[owners + i], thief)
+        _transfer(row, spare[_at(stolen + i)], spare[_at(owners + i)], thief)
 
 
 @_jit
@@ -968,11 +988,12 @@ def _resolve_campsite(row, mt, b, order, count_order, choices, work, spare, toke
     num_guards = np.int64(0)
     for i in range(count_order):
         p = order[i]
-        if choices[p] == THIEF:  # Campsite is location 0: action = act
-            thieves[num_thieves] = p
+        choice = choices[_at(p)]
+        if choice == THIEF:  # Campsite is location 0: action = act
+            thieves[_at(num_thieves)] = p
             num_thieves += 1
-        elif choices[p] == GUARD:
-            guards[num_guards] = p
+        elif choice == GUARD:
+            guards[_at(num_guards)] = p
             num_guards += 1
     if num_thieves > 2:  # S8: 3+ cancel each other
         num_thieves = np.int64(0)
@@ -990,7 +1011,7 @@ def _resolve_campsite(row, mt, b, order, count_order, choices, work, spare, toke
             for t in range(num_guards):
                 involved |= guards[t] == p
             if not involved:
-                givers[num_givers] = p
+                givers[_at(num_givers)] = p
                 num_givers += 1
         _gifts(row, mt, b, givers, num_givers, guards, num_guards, tokens)
     elif num_thieves:
@@ -1006,7 +1027,7 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare,
     """One location's day (S7-S11); ``work``: scratch of at least 64 + MAX_TOKENS ints."""
     here = 0
     for i in range(count_order):
-        here += choices[order[i]] // NUM_ACTIONS == loc
+        here += _location_act(choices[_at(order[i])])[0] == loc
     if not here:
         return
     # work[groups + act]: players here by act; then the tokens gathered here today and their
@@ -1017,24 +1038,25 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare,
     for seat in range(MAX_PLAYERS):
         work[present + seat] = 0
     for i in range(count_order):
-        p = order[i]
-        if choices[p] // NUM_ACTIONS == loc:
-            work[groups + choices[p] % NUM_ACTIONS] += 1
+        location, act = _location_act(choices[_at(order[i])])
+        if location == loc:
+            work[_at(groups + act)] += 1
     num_loot = 0
     drawn = work[46:50]
     for i in range(count_order):  # S7: gatherers draw in playing order
         p = order[i]
-        if choices[p] // NUM_ACTIONS != loc:
+        location, kind = _location_act(choices[_at(p)])
+        if location != loc:
             continue
-        kind = choices[p] % NUM_ACTIONS
-        if kind >= THIEF or not 1 <= work[groups + kind] <= 2:
+        gatherers = work[_at(groups + kind)]
+        if kind >= THIEF or not 1 <= gatherers <= 2:
             continue
-        kept = _gather(row, loc, kind, p, 2 if work[groups + kind] == 1 else 1, drawn)
+        kept = _gather(row, loc, kind, p, 2 if gatherers == 1 else 1, drawn)
         for j in range(kept):
-            work[loot + num_loot] = drawn[j]
-            work[owners + num_loot] = p
+            work[_at(loot + num_loot)] = drawn[j]
+            work[_at(owners + num_loot)] = p
             num_loot += 1
-            work[present + p] = 1
+            work[_at(present + p)] = 1
     num_thieves = work[groups + THIEF] if work[groups + THIEF] <= 2 else np.int64(0)
     num_guards = work[groups + GUARD] if work[groups + GUARD] <= 2 else np.int64(0)
     if not num_thieves and not num_guards:
@@ -1045,19 +1067,20 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare,
     d = 0
     for i in range(count_order):
         p = order[i]
-        if choices[p] == loc * NUM_ACTIONS + THIEF and t < num_thieves:
-            thieves[t] = p
+        choice = choices[_at(p)]
+        if choice == loc * NUM_ACTIONS + THIEF and t < num_thieves:
+            thieves[_at(t)] = p
             t += 1
-        if choices[p] == loc * NUM_ACTIONS + GUARD and d < num_guards:
-            guards[d] = p
+        if choice == loc * NUM_ACTIONS + GUARD and d < num_guards:
+            guards[_at(d)] = p
             d += 1
     if num_thieves and num_guards:
         _catch(row, mt, b, guards, num_guards, thieves, num_thieves, spare, tokens)
         givers = work[54:60]
         num_givers = np.int64(0)
         for i in range(count_order):
-            if work[present + order[i]]:
-                givers[num_givers] = order[i]
+            if work[_at(present + order[i])]:
+                givers[_at(num_givers)] = order[i]
                 num_givers += 1
         _gifts(row, mt, b, givers, num_givers, guards, num_guards, tokens)
     elif num_thieves:
@@ -1069,10 +1092,11 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare,
         for i in range(count_order):
             p = order[i]
             base = HOLD + p * MAX_TOKENS
-            for j in range(row[HOLD_N + p]):
+            for j in range(row[_at(HOLD_N + p)]):
+                token = row[_at(base + j)]
                 for k in range(num_loot):
-                    if work[loot + k] == row[base + j]:
-                        remaining[left] = row[base + j]
+                    if work[_at(loot + k)] == token:
+                        remaining[_at(left)] = token
                         left += 1
         turn = 0
         while left:  # S10: one thief takes all, two pick alternately
@@ -1080,15 +1104,15 @@ def _resolve_location(row, mt, b, loc, order, count_order, choices, work, spare,
             token = remaining[0] if num_thieves == 1 else _take(row, mt, b, thief, remaining,
                                                                  left)
             i = 0
-            while remaining[i] != token:
+            while remaining[_at(i)] != token:
                 i += 1
             for j in range(i, left - 1):
-                remaining[j] = remaining[j + 1]
+                remaining[_at(j)] = remaining[_at(j + 1)]
             left -= 1
             k = 0
-            while work[loot + k] != token:
+            while work[_at(loot + k)] != token:
                 k += 1
-            _transfer(row, token, work[owners + k], thief)
+            _transfer(row, token, work[_at(owners + k)], thief)
             turn += 1
     elif num_guards:
         _draw_coconuts(row, guards, num_guards, 2 if num_guards == 1 else 1)  # S11
@@ -1099,23 +1123,23 @@ def _event(row, mt, b, order, count_order, locs, tokens):
     if row[DECK_N] == 0:
         return END_CARD  # S14, S21c: an empty deck ends the show
     row[DECK_N] -= 1
-    card = row[DECK + row[DECK_N]]
-    size = _CARD_SIZE[card]
-    kind = _CARD_PILE[card]
+    card = row[_at(DECK + row[DECK_N])]
+    size = _CARD_SIZE[_at(card)]
+    kind = _CARD_PILE[_at(card)]
     if kind >= 0:
         for loc in range(1, locs):
-            at = PILE_N + loc * 3 + kind
+            at = _at(PILE_N + loc * 3 + kind)
             row[at] -= min(size, row[at])
-    elif _CARD_RAT[card]:
+    elif _CARD_RAT[_at(card)]:
         for i in range(count_order):
             remover = order[i]
-            victim = order[(i + 1) % count_order]
+            victim = order[_at((i + 1) % count_order)]
             for _ in range(size):
-                if row[HOLD_N + victim] == 0:
+                if row[_at(HOLD_N + victim)] == 0:
                     break
                 count = _holding(row, victim, tokens)
                 token = _take(row, mt, b, remover, tokens, count)
-                row[KNOWN + token] |= 1 << remover  # S21g
+                row[_at(KNOWN + token)] |= 1 << remover  # S21g
                 _remove(row, victim, token)
     return card
 
@@ -1139,8 +1163,7 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out, order, work, 
     count_order = _playing_order(row, n, order)
     for seat in range(n):
         if row[ALIVE + seat]:
-            row[LAST_LOC + seat] = choices[seat] // NUM_ACTIONS
-            row[LAST_ACT + seat] = choices[seat] % NUM_ACTIONS
+            row[LAST_LOC + seat], row[LAST_ACT + seat] = _location_act(choices[seat])
         else:
             row[LAST_LOC + seat] = -1
             row[LAST_ACT + seat] = -1
@@ -1165,18 +1188,18 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out, order, work, 
             p = order[i]
             eaten = _supper(row, p, meal)
             if not eaten:
-                starving[p] = 1
+                starving[_at(p)] = 1
                 continue
             for j in range(eaten):
-                row[KNOWN + meal[j]] = everyone  # S18, S21h
+                row[_at(KNOWN + meal[j])] = everyone  # S18, S21h
                 _remove(row, p, meal[j])
         survivors = 0
         for i in range(count_order):
             p = order[i]
-            if starving[p]:
+            if starving[_at(p)]:
                 _finish_keys(row, p, keys_out)  # before their holdings go (end B)
-                row[ALIVE + p] = 0
-                row[HOLD_N + p] = 0
+                row[_at(ALIVE + p)] = 0
+                row[_at(HOLD_N + p)] = 0
             else:
                 survivors += 1
         if survivors == 0:
@@ -1186,12 +1209,12 @@ def _play_day(row, mt, b, choices, n, locs, keys_out, winners_out, order, work, 
             if survivors == 1:
                 condition = 2
                 for i in range(count_order):
-                    if not starving[order[i]]:
+                    if not starving[_at(order[i])]:
                         _finish_keys(row, order[i], keys_out)
             else:
                 for i in range(1, n + 1):
                     seat = (row[LEADER] + i) % n
-                    if row[ALIVE + seat]:
+                    if row[_at(ALIVE + seat)]:
                         row[LEADER] = seat
                         break
     if condition >= 0:
