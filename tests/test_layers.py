@@ -2,7 +2,8 @@
 
 Every ``import`` of every module (at the top, inside functions, under ``TYPE_CHECKING``) is
 read with ``ast`` and checked against the layer of the importing module. Engines also import
-no framework: only the standard library, NumPy and numba (docs/architecture.md).
+no framework: only the standard library, NumPy and numba, with llvmlite, the IR builder that
+numba's ``@intrinsic`` code generation takes (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ LAYERS = ("engines", "envs", "policies", "training", "cli")
 # register the games; the rest of envs/ is engine code.
 ENV_WRAPPER_NAMES = {"env.py", "full_env.py", "render.py", "rendering.py", "wrappers.py",
                      "__init__.py"}
-ENGINE_THIRD_PARTY = {"numpy", "numba"}
+ENGINE_THIRD_PARTY = {"numpy", "numba", "llvmlite"}
 
 
 def layer_of(path: Path) -> str:
