@@ -558,8 +558,8 @@ def _deal_seeded(g, mt, b, n, locs, options, pool, cards):
 
 @_jit
 def _remove(row, seat, token):
-    # Unsigned indices: numba wraps every signed index that might be negative (a compare and
-    # a select per access); here, in one of the busiest loops, that was 1.5% of the step.
+    # Unsigned indices (see _at) in one of the busiest loops: 1.5% of the step. The base and
+    # the counter are uint64 themselves; casting each index with _at instead ran 0.99x.
     base = np.uint64(HOLD + seat * MAX_TOKENS)
     count = np.int64(row[HOLD_N + seat])
     i = np.uint64(0)
