@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from hunger_rl.envs import hunger_show_v0, hungry_v0
 from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
 from hunger_rl.envs.hunger_show.engine import DECISION_METHODS, DecisionError
-from hunger_rl.envs.hunger_show.env import ShowAECView
+from hunger_rl.envs.hunger_show.env import ShowAECState
 from hunger_rl.envs.hunger_show.tokens import (
     CHARACTERS,
     EVENT_CARD_NAMES,
@@ -80,10 +80,10 @@ fuzz_settings = {"deadline": None, "suppress_health_check": [HealthCheck.too_slo
 
 
 def show_snapshot(env):
-    view = env.unwrapped
-    aec = isinstance(view, ShowAECView)
-    base = view.env if aec else view
-    pending = dict(view._cycle._actions) if aec else None  # AEC: the day's picks
+    unwrapped = env.unwrapped
+    aec = isinstance(unwrapped, ShowAECState)
+    base = unwrapped.view.env if aec else unwrapped
+    pending = dict(unwrapped.view._actions) if aec else None  # AEC: the day's picks
     return (base.game.to_dict() if base.game else None, list(env.agents),
             base._seed_rng.getstate(), getattr(env, "agent_selection", None), pending)
 
