@@ -26,7 +26,7 @@ from hunger_rl.envs.hunger_show.tokens import (
     LOCATION_NAMES,
     token_table,
 )
-from hunger_rl.envs.validation import InvalidInputError
+from hunger_rl.envs.validation import IllegalActionError, InvalidInputError
 
 BUDGETS = [pytest.param(40, id="short"),
            pytest.param(1500, id="long", marks=pytest.mark.slow)]
@@ -301,3 +301,35 @@ def test_decision_objects_answers_are_used_or_undo_the_day(budget):
             check_tokens(env.unwrapped.game)
 
     check()
+
+
+# ------------------------------------------------------------------ after the end
+AEC_FACTORIES = {
+    "show-env": (hunger_show_v0.env, {}, show_snapshot),
+    "show-env-terminate": (hunger_show_v0.env, {"illegal_action": "terminate"}, show_snapshot),
+    "show-env-leave": (hunger_show_v0.env, {"eliminated": "leave"}, show_snapshot),
+    "show-raw_env": (hunger_show_v0.raw_env, {}, show_snapshot),
+    "hungry-env": (hungry_v0.env, {}, hungry_snapshot),
+    "hungry-env-terminate": (hungry_v0.env, {"illegal_action": "terminate"}, hungry_snapshot),
+    "hungry-raw_env": (hungry_v0.raw_env, {}, hungry_snapshot),
+}
+
+
+@pytest.mark.parametrize(("make", "kwargs", "snapshot"), AEC_FACTORIES.values(),
+                         ids=AEC_FACTORIES.keys())
+@pytest.mark.parametrize("action", [None, 0])
+def test_a_step_after_the_end_raises_and_changes_nothing(make, kwargs, snapshot, action):
+    env = make(num_players=2, **kwargs)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    for _agent in env.agent_iter():
+        observation, _, termination, truncation, info = env.last()
+        mask = observation["action_mask"] if isinstance(observation, dict) else info["action_mask"]
+        env.step(None if termination or truncation else int(rng.choice(np.flatnonzero(mask))))
+    assert env.agents == []
+    before = snapshot(env)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # not PettingZoo's warning: the documented error
+        with pytest.raises(IllegalActionError, match="over"):
+            env.step(action)
+    assert snapshot(env) == before
