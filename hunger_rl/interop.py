@@ -79,12 +79,27 @@ def pettingzoo_env(game: str, library: str, parallel: bool | None = None, **kwar
     return module.parallel_env(**options) if parallel in (None, True) else module.env(**options)
 
 
-def agilerl_infos(infos: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The infos of an ``action_mask="info"`` env with each mask as a list, for AgileRL 2.58's
-    ``IPPO.get_action(obs, infos)``: it groups agents by name prefix ("player") and checks the
-    group's masks with ``None in masks``, which fails on numpy arrays but not on lists."""
-    return {agent: {**info, "action_mask": info["action_mask"].tolist()}
-            for agent, info in infos.items()}
+def agilerl_infos(infos: dict[str, Any]) -> dict[str, Any]:
+    """The infos of an ``action_mask="info"`` env, or of AgileRL's ``AsyncPettingZooVecEnv`` over
+    such envs, for AgileRL 2.58's ``IPPO.get_action(obs, infos)``, with each mask as a flat list.
+
+    IPPO groups agents by name prefix ("player") and checks the group's masks with
+    ``None in masks``, which fails on numpy arrays, and it reads a mask only from a flat list of
+    numbers. A vector env's ``(num_envs, n)`` mask goes row after row, the order in which IPPO
+    lays out the group's observations. Entries that are not an agent's info (the vector env's
+    ``_player_0`` flags of which envs hold that agent) pass unchanged.
+    """
+    converted: dict[str, Any] = {}
+    for agent, info in infos.items():
+        if not isinstance(info, dict):
+            converted[agent] = info
+            continue
+        if "action_mask" not in info:
+            raise ValueError(f"infos[{agent!r}] has no 'action_mask': AgileRL reads the masks from "
+                           f"the infos; build the env with action_mask='info'")
+        converted[agent] = {**info,
+                            "action_mask": np.asarray(info["action_mask"]).ravel().tolist()}
+    return converted
 
 
 class SpecOpponents:
