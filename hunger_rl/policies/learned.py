@@ -231,6 +231,9 @@ def _checked_metadata(fields: Any) -> PolicyMetadata:
         check(flag, isinstance(getattr(metadata, flag), bool), "true or false")
     check("steps", count(metadata.steps, low=0), "a non-negative integer")
     check("extra", isinstance(metadata.extra, dict), "a mapping")
+    # As in a training config: option names the env knows, values it takes, a player count the
+    # game has; a bad option would otherwise fail, or be ignored, only when a game is played.
+    GAMES[metadata.game].check_env_options(metadata.num_players, metadata.game_options)
     return metadata
 
 
