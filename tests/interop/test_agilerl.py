@@ -112,3 +112,17 @@ def test_ippo_plays_whole_shows_in_agilerl_vector_env(num_players):
         assert_zero_sum(game_returns)
     if num_players > 2:  # with 2 players the first elimination ends the show
         assert any(early for copy_games in games for _, early in copy_games)
+
+
+def test_ippo_refuses_masks_in_the_observation_at_once():
+    """The one option AgileRL cannot do without: its own check stops the first call, before
+    any action, when the masks are in the observation (the view's default)."""
+    env = aec_to_parallel(hunger_show_v0.env(num_players=2))
+    agent = algorithms.IPPO(
+        observation_spaces=[env.observation_space(a) for a in env.possible_agents],
+        action_spaces=[env.action_space(a) for a in env.possible_agents],
+        agent_ids=list(env.possible_agents))
+    observations, infos = env.reset(seed=0)
+    with pytest.raises(AssertionError, match="AgileRL requires action masks to be defined in "
+                                             "the information dictionary"):
+        agent.get_action(obs=observations, infos=infos)
