@@ -45,16 +45,18 @@ if TYPE_CHECKING:
     from hunger_rl.policies.base import Policy
 
 # Env options per library (same for both games; Hungry has no eliminations, so ``eliminated``
-# is HUNGER's only).
+# is HUNGER's only, and "stay" is already the default of HUNGER's AEC view: it is listed for
+# HUNGER's Parallel env).
 MULTI_AGENT_OPTIONS: dict[str, dict[str, str]] = {
     # PettingZooWrapper(use_mask=True, done_on_any=False) reads the mask from the observation
     # and sends an action for every possible agent; the env ignores those of agents that left.
     "torchrl": {},
     # PettingZooEnv wraps the AEC env and ends the episode when the agent to move terminates.
     "tianshou": {"eliminated": "stay"},
-    # pettingzoo_env_to_vec_env_v1 needs a constant set of agents and Box observations.
+    # pettingzoo_env_to_vec_env_v1 needs a constant set of agents; Box observations make its
+    # masks travel in the infos, as its Box-only wrappers (black_death_v3...) need.
     "supersuit": {"eliminated": "stay", "action_mask": "info"},
-    # AgileRL reads masks from info["action_mask"].
+    # AgileRL reads masks from info["action_mask"] (and refuses them in the observation).
     "agilerl": {"eliminated": "stay", "action_mask": "info"},
 }
 
