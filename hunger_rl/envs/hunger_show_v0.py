@@ -214,6 +214,7 @@ from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
 from hunger_rl.envs.hunger_show.engine import ShowConfig, ShowGame, day_log_text
 from hunger_rl.envs.hunger_show.env import (
     NOOP_ACTION,
+    ShowAECState,
     ShowAECView,
     ShowParallelEnv,
     action_name,
@@ -232,10 +233,10 @@ from hunger_rl.envs.validation import IllegalActionError
 
 __all__ = [
     "CHARACTERS", "EVENT_CARD_NAMES", "NOOP_ACTION", "DefaultDecisions", "IllegalActionError",
-    "ShowAECView", "ShowConfig", "ShowFullDecisionEnv", "ShowGame", "ShowParallelEnv",
-    "action_name", "day_log_text", "decode_action", "demo", "describe_action", "encode_action",
-    "env", "full_observation_layout", "legal_mask", "observation_layout", "parallel_env",
-    "raw_env",
+    "ShowAECState", "ShowAECView", "ShowConfig", "ShowFullDecisionEnv", "ShowGame",
+    "ShowParallelEnv", "action_name", "day_log_text", "decode_action", "demo", "describe_action",
+    "encode_action", "env", "full_observation_layout", "legal_mask", "observation_layout",
+    "parallel_env", "raw_env",
 ]
 
 
