@@ -116,8 +116,10 @@ def workers_starting() -> Iterator[None]:
     in the workers, which inherit the mask (of this thread, and of the pool's threads started
     now, which start any replacement worker): a Ctrl-C reaches the whole process group, and
     only this process should act on it, rather than every worker with a traceback. Outside the
-    main thread, which alone may set signal handlers, nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
+    main thread, which alone may set signal handlers, or without POSIX signal masks, nothing
+    changes."""
+    if (threading.current_thread() is not threading.main_thread()
+            or not hasattr(signal, "pthread_sigmask")):
         yield
         return
     # The pool's first semaphore starts multiprocessing's resource tracker, which unblocks
