@@ -7,6 +7,7 @@ shipped training configs (configs) and train a policy from one (train).
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -117,10 +118,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that the command unwinds as on Ctrl-C (worker
+    pools terminate their workers on the way out). A BaseException, as KeyboardInterrupt is, so
+    that no ``except Exception`` stops it."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
         return args.handler(args)
+    except KeyboardInterrupt:
+        print(f"hunger-rl: {args.command} interrupted (Ctrl-C)", file=sys.stderr)
+        return 130
+    except Terminated:
+        print(f"hunger-rl: {args.command} terminated (SIGTERM)", file=sys.stderr)
+        return 143
     except ValueError as error:
         print(f"hunger-rl: error: {error}", file=sys.stderr)
         return 2
@@ -132,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"hunger-rl: error: `hunger-rl {args.command}` needs the {extra} extra (no module "
               f"{top!r}): pip install 'hunger-rl[{extra}]'", file=sys.stderr)
         return 2
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

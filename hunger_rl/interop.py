@@ -45,16 +45,18 @@ if TYPE_CHECKING:
     from hunger_rl.policies.base import Policy
 
 # Env options per library (same for both games; Hungry has no eliminations, so ``eliminated``
-# is HUNGER's only).
+# is HUNGER's only, and "stay" is already the default of HUNGER's AEC view: it is listed for
+# HUNGER's Parallel env).
 MULTI_AGENT_OPTIONS: dict[str, dict[str, str]] = {
     # PettingZooWrapper(use_mask=True, done_on_any=False) reads the mask from the observation
     # and sends an action for every possible agent; the env ignores those of agents that left.
     "torchrl": {},
     # PettingZooEnv wraps the AEC env and ends the episode when the agent to move terminates.
     "tianshou": {"eliminated": "stay"},
-    # pettingzoo_env_to_vec_env_v1 needs a constant set of agents and Box observations.
+    # pettingzoo_env_to_vec_env_v1 needs a constant set of agents; Box observations make its
+    # masks travel in the infos, as its Box-only wrappers (black_death_v3...) need.
     "supersuit": {"eliminated": "stay", "action_mask": "info"},
-    # AgileRL reads masks from info["action_mask"].
+    # AgileRL reads masks from info["action_mask"] (and refuses them in the observation).
     "agilerl": {"eliminated": "stay", "action_mask": "info"},
 }
 
@@ -79,12 +81,27 @@ def pettingzoo_env(game: str, library: str, parallel: bool | None = None, **kwar
     return module.parallel_env(**options) if parallel in (None, True) else module.env(**options)
 
 
-def agilerl_infos(infos: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The infos of an ``action_mask="info"`` env with each mask as a list, for AgileRL 2.58's
-    ``IPPO.get_action(obs, infos)``: it groups agents by name prefix ("player") and checks the
-    group's masks with ``None in masks``, which fails on numpy arrays but not on lists."""
-    return {agent: {**info, "action_mask": info["action_mask"].tolist()}
-            for agent, info in infos.items()}
+def agilerl_infos(infos: dict[str, Any]) -> dict[str, Any]:
+    """The infos of an ``action_mask="info"`` env, or of AgileRL's ``AsyncPettingZooVecEnv`` over
+    such envs, for AgileRL 2.58's ``IPPO.get_action(obs, infos)``, with each mask as a flat list.
+
+    IPPO groups agents by name prefix ("player") and checks the group's masks with
+    ``None in masks``, which fails on numpy arrays, and it reads a mask only from a flat list of
+    numbers. A vector env's ``(num_envs, n)`` mask goes row after row, the order in which IPPO
+    lays out the group's observations. Entries that are not an agent's info (the vector env's
+    ``_player_0`` flags of which envs hold that agent) pass unchanged.
+    """
+    converted: dict[str, Any] = {}
+    for agent, info in infos.items():
+        if not isinstance(info, dict):
+            converted[agent] = info
+            continue
+        if "action_mask" not in info:
+            raise ValueError(f"infos[{agent!r}] has no 'action_mask': AgileRL reads the masks from "
+                           f"the infos; build the env with action_mask='info'")
+        converted[agent] = {**info,
+                            "action_mask": np.asarray(info["action_mask"]).ravel().tolist()}
+    return converted
 
 
 class SpecOpponents:

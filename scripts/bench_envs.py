@@ -104,6 +104,7 @@ def bench_hungry(args) -> None:
 
 def bench_hunger_show(args) -> None:
     from pettingzoo.classic import rps_v2
+    from pettingzoo.utils.conversions import aec_to_parallel
 
     from hunger_rl.envs import hunger_show_v0
 
@@ -113,6 +114,16 @@ def bench_hunger_show(args) -> None:
         lambda: hunger_show_v0.parallel_env(num_players=4),
         rps_v2.parallel_env,
         "rps_v2 parallel_env()",
+        args,
+    )
+    # PettingZoo's conversion of the AEC view gives back the Parallel env (the view's options:
+    # eliminated players stay), so the two should run at the same speed.
+    compare(
+        "aec_to_parallel(env()) 4p",
+        parallel_steps_per_second,
+        lambda: aec_to_parallel(hunger_show_v0.env(num_players=4)),
+        lambda: hunger_show_v0.parallel_env(num_players=4, eliminated="stay"),
+        "parallel_env(stay) 4p",
         args,
     )
 

@@ -64,6 +64,15 @@ class GameSpec:
         factory = module.raw_env if self.native_api(env_kwargs) == "aec" else module.parallel_env
         return factory(num_players=num_players, **env_kwargs)
 
+    def check_env_options(self, num_players: int, env_kwargs: dict[str, Any]) -> None:
+        """Build the env once, so that an unknown option name, a bad option value or a player
+        count the game does not have raises ``ValueError`` here, naming the game."""
+        try:
+            self.make_env(num_players, **env_kwargs)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"game_options or num_players rejected by {self.name}: "
+                             f"{error}") from error
+
     def view_of(self, observation: Any, env_kwargs: dict[str, Any]) -> Any:
         """The public view of ``observation`` for scripted policies, or None."""
         if self.public_view is None:

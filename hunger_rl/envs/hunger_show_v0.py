@@ -69,9 +69,13 @@ action_mask="observation", eliminated="leave")`
   puts on the AEC view).
 - `action_mask`: "observation" (the Dict above) or "info": the observation is the `Box` alone
   and every agent's `info["action_mask"]` holds its mask.
-- `eliminated`: "leave" (default, PettingZoo's convention, see Episode) or "stay", for
-  libraries that need a constant set of agents (SuperSuit's vector envs, Tianshou, TorchRL's
-  grouped tensors): see Elimination mode "stay".
+- `eliminated`: "leave" (PettingZoo's convention, see Episode) or "stay" (see Elimination
+  mode "stay"). The Parallel env's default is "leave"; the AEC view's (`env()`, `raw_env()`)
+  is "stay", what the turn-based libraries the view exists for need as they are: Tianshou's
+  `PettingZooEnv` ends the episode when the agent to move has terminated, TorchRL's AEC path
+  samples every agent's turn from its mask, and SuperSuit's vector envs need a constant set
+  of agents; with "leave" the first would stop at the first elimination with returns that do
+  not sum to zero, the second would fail on an empty mask.
 - Counts must be exact integers (NumPy integers are accepted) and `characters` a bool;
   nothing is rounded or converted.
 
@@ -81,6 +85,14 @@ leaves; when the show ends every agent of that step gets `N/(N-1) * (w - 1/N)` w
 share. Rewards of a game sum to zero. "shaped": R1 plus `0.1 * (d - mean d)` each step, d
 being an agent's change in raft sets that day and the mean taken over that step's agents (the
 sum stays zero).
+
+## AEC view
+`env()` (eliminated players stay by default, see Arguments) is PettingZoo's `parallel_to_aec`
+form of the Parallel env: turns in seat order, the day played at the last agent's step, each
+action checked as it arrives. PettingZoo's `aec_to_parallel(env(...))` gives back the Parallel
+env itself, with the view's options, its speed and its attributes. `env.unwrapped` is the
+view's turn state (`ShowAECState`); its Parallel env's attributes (`game`, `winners`...) read
+through.
 
 ## Episode
 An eliminated player leaves `agents` on the step it starves, with `terminated=True`; later
@@ -187,7 +199,9 @@ before, in both APIs, and the game goes on.
 - `hunger_show_v0`: first release (rulings S1-S21, R1). Within v0 came exact argument types,
   atomic days (S21j), the Ninja of S21i, and the `illegal_action`, `action_mask` and
   `eliminated` options with infos of fixed keys (the day log, winners and ranking keys moved
-  from the infos to env attributes).
+  from the infos to env attributes); then the AEC view's default `eliminated="stay"`, its
+  `aec_to_parallel` giving back the Parallel env, and `IllegalActionError` for a step after
+  the end through `env()` (PettingZoo's wrapper only warned).
 """
 
 from __future__ import annotations
@@ -200,6 +214,7 @@ from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
 from hunger_rl.envs.hunger_show.engine import ShowConfig, ShowGame, day_log_text
 from hunger_rl.envs.hunger_show.env import (
     NOOP_ACTION,
+    ShowAECState,
     ShowAECView,
     ShowParallelEnv,
     action_name,
@@ -218,10 +233,10 @@ from hunger_rl.envs.validation import IllegalActionError
 
 __all__ = [
     "CHARACTERS", "EVENT_CARD_NAMES", "NOOP_ACTION", "DefaultDecisions", "IllegalActionError",
-    "ShowAECView", "ShowConfig", "ShowFullDecisionEnv", "ShowGame", "ShowParallelEnv",
-    "action_name", "day_log_text", "decode_action", "demo", "describe_action", "encode_action",
-    "env", "full_observation_layout", "legal_mask", "observation_layout", "parallel_env",
-    "raw_env",
+    "ShowAECState", "ShowAECView", "ShowConfig", "ShowFullDecisionEnv", "ShowGame",
+    "ShowParallelEnv", "action_name", "day_log_text", "decode_action", "demo", "describe_action",
+    "encode_action", "env", "full_observation_layout", "legal_mask", "observation_layout",
+    "parallel_env", "raw_env",
 ]
 
 

@@ -81,7 +81,8 @@ places, bonus, total) and `game`.
 ## Version history
 - `hungry_v0`: first release (rulings H1-H9, R1). Within v0 came exact argument types, the
   `action_mask` option and infos of fixed keys (winners and the breakdown moved from the final
-  infos to env attributes).
+  infos to env attributes), then `IllegalActionError` for a step after the end through `env()`
+  (PettingZoo's wrapper only warned).
 """
 
 from hunger_rl.envs.hungry.engine import (

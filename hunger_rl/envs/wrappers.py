@@ -11,11 +11,16 @@ from hunger_rl.envs.validation import IllegalActionError, NotResetError, check_a
 
 class OrderEnforcer(OrderEnforcingWrapper):
     """``OrderEnforcingWrapper`` whose ``step`` and ``observe`` before ``reset`` raise
-    ``NotResetError`` (a ``RuntimeError``) instead of a bare ``AssertionError``."""
+    ``NotResetError`` (a ``RuntimeError``) instead of a bare ``AssertionError``, and whose
+    ``step`` after every agent left raises ``IllegalActionError`` (the environment cards'
+    promise) where PettingZoo's only warns and ignores it."""
 
     def step(self, action: Any) -> None:
         if not self._has_reset:
             raise NotResetError("call reset() before step()")
+        if not self.agents:
+            raise IllegalActionError("the game is over and every agent has left; call reset() "
+                                     "to start a new game")
         super().step(action)
 
     def observe(self, agent: Any) -> Any:

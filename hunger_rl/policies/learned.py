@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import reprlib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -39,6 +40,8 @@ FORMAT = "hunger-rl-policy/1"
 POLICY_FILE = "policy.safetensors"
 METADATA_KEY = "hunger_rl"
 WEIGHT_DTYPE = "F32"  # safetensors' name for float32, the dtype of every saved weight
+# The temporary file ``write_atomically`` writes before its rename: ``.NAME.PID.tmp``.
+TEMPORARY_NAME = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]+)\.tmp")
 
 
 @dataclass(frozen=True)
@@ -151,8 +154,10 @@ def save_policy(path: str | Path, network: torch.nn.Module, metadata: PolicyMeta
 
 def write_atomically(path: str | Path, data: bytes | str) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same folder and a rename, so
-    that a reader, or a run killed mid-write, finds the old file or the new one, never part."""
+    that a reader, or a run killed mid-write, finds the old file or the new one, never part.
+    Temporary files that killed writers left in the folder are removed first."""
     path = Path(path)
+    remove_stale_temporaries(path.parent)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(temporary, "wb") as handle:
@@ -164,6 +169,35 @@ def write_atomically(path: str | Path, data: bytes | str) -> Path:
         temporary.unlink(missing_ok=True)
         raise
     return path
+
+
+def remove_stale_temporaries(folder: str | Path, recursive: bool = False) -> list[Path]:
+    """Remove the temporary files of ``write_atomically`` (``.NAME.PID.tmp``) in ``folder`` (and
+    below it, if ``recursive``) whose writing process no longer runs: it was killed mid-write.
+    Returns the files removed."""
+    removed = []
+    for candidate in Path(folder).glob("**/.*.tmp" if recursive else ".*.tmp"):
+        match = TEMPORARY_NAME.fullmatch(candidate.name)
+        if match and candidate.is_file() and not _process_runs(int(match["pid"])):
+            candidate.unlink(missing_ok=True)
+            removed.append(candidate)
+    return removed
+
+
+def _process_runs(pid: int) -> bool:
+    """Whether process ``pid`` exists; on systems without POSIX signals, always True (there,
+    ``os.kill`` would end the process)."""
+    if os.name != "posix" or pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)  # signal 0: only checks that the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, under another user
+        return True
+    except (OverflowError, ValueError):  # no such process id at all
+        return False
+    return True
 
 
 def read_metadata(path: str | Path) -> PolicyMetadata:
@@ -231,6 +265,9 @@ def _checked_metadata(fields: Any) -> PolicyMetadata:
         check(flag, isinstance(getattr(metadata, flag), bool), "true or false")
     check("steps", count(metadata.steps, low=0), "a non-negative integer")
     check("extra", isinstance(metadata.extra, dict), "a mapping")
+    # As in a training config: option names the env knows, values it takes, a player count the
+    # game has; a bad option would otherwise fail, or be ignored, only when a game is played.
+    GAMES[metadata.game].check_env_options(metadata.num_players, metadata.game_options)
     return metadata
 
 

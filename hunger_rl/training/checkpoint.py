@@ -38,6 +38,7 @@ from hunger_rl.policies.learned import (
     PolicyMetadata,
     read_metadata,
     read_weights,
+    remove_stale_temporaries,
     save_policy,
     write_atomically,
 )
@@ -48,6 +49,8 @@ OPTIMIZER_FILE = "optimizer.safetensors"
 SNAPSHOTS_FILE = "snapshots.safetensors"
 CHECKPOINTS = "checkpoints"
 STEP_PREFIX = "step_"
+# A checkpoint folder being written: ``.step_<steps>.partial``, renamed when complete.
+PARTIAL_SUFFIX = ".partial"
 FORMAT = "hunger-rl-checkpoint/1"
 MAX_STATE_BYTES = 64 << 20
 # One evaluation row of the history: the learning curve's columns.
@@ -75,9 +78,8 @@ def save_checkpoint(folder: str | Path, network: torch.nn.Module,
     """Write a checkpoint folder, completing it under a temporary name and renaming it last."""
     folder = Path(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
-    partial = folder.with_name(f".{folder.name}.partial")
-    if partial.exists():  # left by a run killed while saving
-        shutil.rmtree(partial)
+    remove_partial_checkpoints(folder.parent)  # left by a run killed while saving
+    partial = folder.with_name(f".{folder.name}{PARTIAL_SUFFIX}")
     partial.mkdir()
     save_policy(partial / POLICY_FILE, network, metadata)
     write_atomically(partial / OPTIMIZER_FILE, save(_flatten_optimizer_state(optimizer)))
@@ -92,6 +94,25 @@ def save_checkpoint(folder: str | Path, network: torch.nn.Module,
         shutil.rmtree(folder)
     os.replace(partial, folder)
     return folder
+
+
+def remove_partial_checkpoints(checkpoints: str | Path) -> list[Path]:
+    """Remove the unfinished checkpoint folders in ``checkpoints`` (a run killed while saving;
+    resuming never reads them). Returns the folders removed."""
+    removed = []
+    for partial in Path(checkpoints).glob(f".{STEP_PREFIX}*{PARTIAL_SUFFIX}"):
+        if partial.is_dir():
+            shutil.rmtree(partial)
+            removed.append(partial)
+    return removed
+
+
+def remove_leftovers(out: str | Path) -> list[Path]:
+    """Remove what writes killed midway left in a run folder: unfinished checkpoint folders
+    and temporary files of dead processes. Returns what was removed."""
+    out = Path(out)
+    return [*remove_partial_checkpoints(out / CHECKPOINTS),
+            *remove_stale_temporaries(out, recursive=True)]
 
 
 def load_checkpoint(path: str | Path, network: torch.nn.Module,

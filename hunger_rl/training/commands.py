@@ -36,17 +36,25 @@ def bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
 
 
 def output_file(option: str, value: str, default_name: str) -> Path:
-    """Where ``option`` will write, checked before any game is played: a file in an existing,
-    writable folder; an existing folder gets ``default_name`` inside it."""
+    """Where ``option`` will write, checked before any game is played: a file in an existing
+    folder; an existing folder gets ``default_name`` inside it. The file is opened for appending
+    once (and removed again if that made it), since permission bits do not tell all: root passes
+    them, and a read-only or virtual file system or a name too long refuses only the write."""
     path = Path(value)
-    if path.is_dir():
-        path = path / default_name
-    if path.is_dir() or (path.exists() and not path.is_file()):
-        raise ValueError(f"{option} {value}: {path} is not a file")
-    if not path.parent.is_dir():
-        raise ValueError(f"{option} {value}: there is no folder {path.parent}")
-    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise ValueError(f"{option} {value}: cannot write {path}")
+    try:
+        if path.is_dir():
+            path = path / default_name
+        if path.is_dir() or (path.exists() and not path.is_file()):
+            raise ValueError(f"{option} {value}: {path} is not a file")
+        if not path.parent.is_dir():
+            raise ValueError(f"{option} {value}: there is no folder {path.parent}")
+        existed = path.exists()
+        with open(path, "ab"):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as error:
+        raise ValueError(f"{option} {value}: cannot write {path}: {error.strerror}") from None
     return path
 
 
@@ -141,7 +149,10 @@ def _write_outputs(result, paths: dict[str, Path]) -> None:
     print(result.to_table())
     writers = {"csv": result.to_csv, "json": result.to_json, "plot": result.plot}
     for kind, path in paths.items():
-        writers[kind](str(path))
+        try:  # checked before the games, but a disk can still fill up since
+            writers[kind](str(path))
+        except OSError as error:
+            raise ValueError(f"--{kind} {path}: cannot write: {error.strerror}") from None
         print(f"wrote {path}")
 
 
@@ -154,7 +165,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             os.makedirs(args.record, exist_ok=True)
         except OSError as error:
             raise ValueError(f"--record {args.record!r}: {error}") from None
-        record_path = os.path.join(args.record, f"{args.game}_{args.players}p.jsonl")
+        record_path = output_file("--record", args.record, f"{args.game}_{args.players}p.jsonl")
     result = _play_and_report(evaluate, args, record=record_path is not None)
     if record_path:
         result.write_records(record_path)

@@ -530,10 +530,9 @@ def _check_consistency(config: TrainConfig) -> None:
 
     game, trainer = game_spec(config.game), training_game(config.game)
     try:
-        game.make_env(config.num_players, **config.game_options)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"game_options or num_players rejected by {config.game}: "
-                         f"{_excerpt_text(str(error), MESSAGE_CHARS)}") from error
+        game.check_env_options(config.num_players, config.game_options)
+    except ValueError as error:
+        raise ValueError(_excerpt_text(str(error), MESSAGE_CHARS)) from error
     if not sum(config.opponents.weights.values()) > 0:
         raise ValueError("opponents.weights must have a positive sum")
     for section, specs in (("opponents.weights", list(config.opponents.weights)),

@@ -6,11 +6,15 @@ only, so a schedule gives the same records whatever the number of worker process
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import signal
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from multiprocessing import resource_tracker
 
 import numpy as np
 from tqdm import tqdm
@@ -92,17 +96,62 @@ def map_chunks(function, tasks: list, workers: int, bar: tqdm) -> Iterator:
             yield chunk
         return
     context = multiprocessing.get_context("spawn")
-    with context.Pool(min(workers, len(tasks)), initializer=init_worker) as pool:
+    pool = None
+    try:
+        with workers_starting():
+            pool = context.Pool(min(workers, len(tasks)), initializer=init_worker)
         for chunk in pool.imap(function, tasks):
             bar.update(len(chunk))
             yield chunk
+    finally:
+        if pool is not None:  # on any exception, Ctrl-C and SIGTERM included
+            pool.terminate()
+
+
+@contextlib.contextmanager
+def workers_starting() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait while worker processes start, and act once the pool is whole
+    (as the exception that terminates it): an exception halfway through starting a worker would
+    leave it reading a cut-off pipe, with a traceback. SIGINT is also blocked, and so it stays
+    in the workers, which inherit the mask (of this thread, and of the pool's threads started
+    now, which start any replacement worker): a Ctrl-C reaches the whole process group, and
+    only this process should act on it, rather than every worker with a traceback. Outside the
+    main thread, which alone may set signal handlers, or without POSIX signal masks, nothing
+    changes."""
+    if (threading.current_thread() is not threading.main_thread()
+            or not hasattr(signal, "pthread_sigmask")):
+        yield
+        return
+    # The pool's first semaphore starts multiprocessing's resource tracker, which unblocks
+    # SIGINT in this thread after starting it: start it before, not amid the workers.
+    resource_tracker.ensure_running()
+    held: list[int] = []
+    previous_handlers = {signum: signal.signal(signum, lambda signum, frame: held.append(signum))
+                         for signum in (signal.SIGINT, signal.SIGTERM)}
+    previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)  # a blocked Ctrl-C is held
+        for signum, handler in previous_handlers.items():
+            signal.signal(signum, handler)
+        if held:
+            signal.raise_signal(held[0])
 
 
 def init_worker() -> None:
+    # SIGTERM (from the pool's terminate, or sent to the whole process group) ends a worker by
+    # unwinding, which releases the task queue's lock an idle worker holds while it waits: a
+    # worker killed holding it would leave the pool's terminate waiting for it for ever.
+    signal.signal(signal.SIGTERM, _exit_worker)
     # Several workers each running torch's default thread pool would oversubscribe the CPUs.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
+
+
+def _exit_worker(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)  # the process ends silently, with the shell's status
 
 
 # Policies built in this process, by (game, players, spec, seat), reused across the games of

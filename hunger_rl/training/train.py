@@ -49,6 +49,7 @@ from hunger_rl.training.checkpoint import (
     TrainingState,
     checkpoint_folder,
     load_checkpoint,
+    remove_leftovers,
     save_checkpoint,
 )
 from hunger_rl.training.config import TrainConfig
@@ -66,10 +67,14 @@ FINAL_EVALUATION_SEED_OFFSET = 1_000_003
 
 
 def prepare_output(config: TrainConfig) -> Path:
-    """Set torch's thread count, create the output folder and record the config in it."""
+    """Set torch's thread count, create the output folder (removing what writes killed midway
+    left in it) and record the config in it."""
     torch.set_num_threads(config.torch_threads)
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
+    removed = remove_leftovers(out)
+    if removed:
+        print(f"removed {len(removed)} unfinished file(s) of an interrupted run in {out}")
     (out / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
     return out
 

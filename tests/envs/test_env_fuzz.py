@@ -19,14 +19,14 @@ from hypothesis import strategies as st
 from hunger_rl.envs import hunger_show_v0, hungry_v0
 from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
 from hunger_rl.envs.hunger_show.engine import DECISION_METHODS, DecisionError
-from hunger_rl.envs.hunger_show.env import ShowAECView
+from hunger_rl.envs.hunger_show.env import ShowAECState
 from hunger_rl.envs.hunger_show.tokens import (
     CHARACTERS,
     EVENT_CARD_NAMES,
     LOCATION_NAMES,
     token_table,
 )
-from hunger_rl.envs.validation import InvalidInputError
+from hunger_rl.envs.validation import IllegalActionError, InvalidInputError
 
 BUDGETS = [pytest.param(40, id="short"),
            pytest.param(1500, id="long", marks=pytest.mark.slow)]
@@ -80,10 +80,10 @@ fuzz_settings = {"deadline": None, "suppress_health_check": [HealthCheck.too_slo
 
 
 def show_snapshot(env):
-    view = env.unwrapped
-    aec = isinstance(view, ShowAECView)
-    base = view.env if aec else view
-    pending = dict(view._cycle._actions) if aec else None  # AEC: the day's picks
+    unwrapped = env.unwrapped
+    aec = isinstance(unwrapped, ShowAECState)
+    base = unwrapped.view.env if aec else unwrapped
+    pending = dict(unwrapped.view._actions) if aec else None  # AEC: the day's picks
     return (base.game.to_dict() if base.game else None, list(env.agents),
             base._seed_rng.getstate(), getattr(env, "agent_selection", None), pending)
 
@@ -301,3 +301,35 @@ def test_decision_objects_answers_are_used_or_undo_the_day(budget):
             check_tokens(env.unwrapped.game)
 
     check()
+
+
+# ------------------------------------------------------------------ after the end
+AEC_FACTORIES = {
+    "show-env": (hunger_show_v0.env, {}, show_snapshot),
+    "show-env-terminate": (hunger_show_v0.env, {"illegal_action": "terminate"}, show_snapshot),
+    "show-env-leave": (hunger_show_v0.env, {"eliminated": "leave"}, show_snapshot),
+    "show-raw_env": (hunger_show_v0.raw_env, {}, show_snapshot),
+    "hungry-env": (hungry_v0.env, {}, hungry_snapshot),
+    "hungry-env-terminate": (hungry_v0.env, {"illegal_action": "terminate"}, hungry_snapshot),
+    "hungry-raw_env": (hungry_v0.raw_env, {}, hungry_snapshot),
+}
+
+
+@pytest.mark.parametrize(("make", "kwargs", "snapshot"), AEC_FACTORIES.values(),
+                         ids=AEC_FACTORIES.keys())
+@pytest.mark.parametrize("action", [None, 0])
+def test_a_step_after_the_end_raises_and_changes_nothing(make, kwargs, snapshot, action):
+    env = make(num_players=2, **kwargs)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    for _agent in env.agent_iter():
+        observation, _, termination, truncation, info = env.last()
+        mask = observation["action_mask"] if isinstance(observation, dict) else info["action_mask"]
+        env.step(None if termination or truncation else int(rng.choice(np.flatnonzero(mask))))
+    assert env.agents == []
+    before = snapshot(env)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # not PettingZoo's warning: the documented error
+        with pytest.raises(IllegalActionError, match="over"):
+            env.step(action)
+    assert snapshot(env) == before

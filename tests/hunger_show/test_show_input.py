@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from hunger_rl.envs import hunger_show_v0
-from hunger_rl.envs.hunger_show.env import ShowAECView
+from hunger_rl.envs.hunger_show.env import ShowAECState
 from hunger_rl.envs.validation import (
     ActionTypeError,
     IllegalActionError,
@@ -26,12 +26,12 @@ def snapshot(env):
     """Everything a refused input must leave alone: the game with its RNG, the agents, and
     the RNG that seeds unseeded resets."""
     base = env.unwrapped
-    base = base.env if isinstance(base, ShowAECView) else base  # the AEC view's Parallel env
+    base = base.view.env if isinstance(base, ShowAECState) else base  # the AEC view's Parallel env
     return base.game.to_dict(), list(env.agents), base._seed_rng.getstate()
 
 
 def aec_snapshot(env):
-    pending = env.unwrapped._cycle._actions  # the day's picks so far
+    pending = env.unwrapped.view._actions  # the day's picks so far
     return snapshot(env), env.agent_selection, dict(pending)
 
 
@@ -50,7 +50,7 @@ def test_the_aec_view_refuses_none_for_a_live_agent_and_does_not_stick():
 
 # ------------------------------------------------------------------ defect 2: eliminated agent
 def test_the_aec_view_refuses_an_action_for_an_eliminated_agent_and_goes_on():
-    env = hunger_show_v0.env(num_players=4)
+    env = hunger_show_v0.env(num_players=4, eliminated="leave")
     env.reset(seed=0, options={"holdings": {"player_0": ["can1"]}})  # starves on day 1
     for _ in range(4):
         env.step(0)

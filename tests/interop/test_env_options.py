@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, parallel_api_test
+from pettingzoo.utils.conversions import aec_to_parallel
 from pettingzoo.utils.wrappers import TerminateIllegalWrapper
 
 from hunger_rl.envs import hunger_show_v0, hungry_v0
@@ -96,6 +97,48 @@ def test_staying_changes_nothing_for_live_players(seed):
     assert stay.agents == []
     assert returns["leave"] == returns["stay"]
     assert sum(returns["stay"].values()) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_the_aec_view_keeps_eliminated_players_by_default():
+    """What turn-based libraries need: the same day as in the Parallel test above, through the
+    AEC view with no options; player_2 keeps its turns with the no-op, and leaves only with
+    everybody at the end of the show."""
+    env = hunger_show_v0.env(num_players=3)
+    env.reset(seed=0, options=STARVING_PLAYER_2)
+    for _ in range(3):
+        env.step(0)
+    assert env.agents == ["player_0", "player_1", "player_2"]
+    assert env.rewards == {"player_0": 0.0, "player_1": 0.0, "player_2": pytest.approx(-0.5)}
+    assert not any(env.terminations.values())
+    for _ in range(2):  # player_0, player_1 pick; player_2's turn: only the no-op
+        env.step(0)
+    np.testing.assert_array_equal(env.observe("player_2")["action_mask"], NOOP_MASK)
+    with pytest.raises(IllegalActionError, match="player_2 is eliminated"):
+        env.step(1)
+    env.step(NOOP_ACTION)
+    assert env.rewards == {"player_0": 0.0, "player_1": 0.0, "player_2": 0.0}
+    for _ in range(3):
+        env.step(0)  # day 3: The End of the Show
+    assert all(env.terminations.values())
+    assert env.rewards == {"player_0": pytest.approx(0.25), "player_1": pytest.approx(0.25),
+                           "player_2": 0.0}
+    assert hunger_show_v0.env(num_players=3, eliminated="leave").unwrapped.eliminated == "leave"
+
+
+@pytest.mark.parametrize("options", [{}, {"eliminated": "leave", "characters": True}])
+def test_aec_to_parallel_gives_back_the_native_parallel_env(options):
+    aec = hunger_show_v0.env(num_players=4, **options)
+    parallel = aec_to_parallel(aec)
+    assert type(parallel) is hunger_show_v0.ShowParallelEnv
+    assert parallel is aec.unwrapped.view.env  # the view's own env, its options with it
+    assert parallel.eliminated == options.get("eliminated", "stay")
+    assert parallel.config.characters == options.get("characters", False)
+    observations, _ = parallel.reset(seed=2)
+    while parallel.agents:
+        observations, *_ = parallel.step(
+            {a: int(np.flatnonzero(observations[a]["action_mask"])[-1]) for a in parallel.agents})
+    assert parallel.winners and parallel.ranking_keys and parallel.last_log["day"] == \
+        parallel.game.day
 
 
 def test_hunger_show_parallel_terminates_on_a_masked_action():

@@ -40,20 +40,27 @@ def test_hunger_show_parallel(num_players):
 
 
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS["hunger_show"])
-def test_hunger_show_aec_view_with_eliminated_players_staying(num_players):
-    game_env = hunger_show_v0.env(num_players=num_players, eliminated="stay")
+def test_hunger_show_aec_view_as_it_is(num_players):
+    """The AEC view with no options: eliminated players keep their turns (their mask allows
+    the no-op) until the show ends, so the rollout goes through eliminations to the end."""
+    game_env = hunger_show_v0.env(num_players=num_players)
     env = PettingZooWrapper(game_env, use_mask=True, seed=num_players)
-    rollout = env.rollout(MAX_STEPS)
-    game = game_env.unwrapped.game
-    assert game.done and rollout["next", "done"][-1].item()
-    assert len(rollout) == game.day * num_players  # every player, every day
-    returns = []
-    for agent in game_env.possible_agents:
-        assert_legal(rollout, agent)
-        returns.append(rollout["next", agent, "reward"].sum().item())
-    assert_zero_sum(returns)
-
-
+    eliminated_midway = 0
+    for _ in range(3):
+        rollout = env.rollout(MAX_STEPS)
+        game = game_env.unwrapped.game
+        assert game.done and rollout["next", "done"][-1].item()
+        assert not rollout["next", "done"][:-1].any()  # the episode ends with the show
+        assert len(rollout) == game.day * num_players  # every player, every day
+        rewards = np.stack([rollout["next", agent, "reward"].squeeze(-1).numpy()
+                            for agent in game_env.possible_agents], axis=1)
+        for agent in game_env.possible_agents:
+            assert_legal(rollout, agent)
+        assert_zero_sum(rewards.sum(axis=0))
+        # R1 pays -1/(N-1) on the day a player starves; before the last day, the show went on.
+        eliminated_midway += int((rewards[:-num_players] < 0).any())
+    if num_players > 2:  # with 2 players the first elimination ends the show
+        assert eliminated_midway
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS["hungry"])
 def test_hungry(num_players):
     game_env = hungry_v0.env(num_players=num_players)

@@ -3,6 +3,7 @@ ValueError that changes nothing; a run killed during any write of a checkpoint s
 from its run folder, from the newest complete checkpoint, and says which."""
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -26,6 +27,8 @@ from hunger_rl.training.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
+from hunger_rl.training.config import config_from_dict, load_config
+from hunger_rl.training.train import prepare_output
 
 ROW = {"steps": 256, "opponent": "random", "games": 8, "win_share": 0.5, "ci_low": 0.2,
        "ci_high": 0.8}
@@ -219,6 +222,36 @@ def test_a_kill_during_any_write_of_a_checkpoint_leaves_resume_working(run, monk
     assert load_checkpoint(run, network, network.optimizer, tiny_metadata()).steps == 768
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == [
         "step_000000256", "step_000000512", "step_000000768"]
+
+
+def ended_process_id():
+    """The id of a process that has ended (as one killed mid-write)."""
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_leftovers_of_killed_writes_are_removed_at_the_next_save_and_start(run, capsys):
+    dead, alive = ended_process_id(), os.getppid()
+    checkpoints = run / "checkpoints"
+    partial = checkpoints / ".step_000000768.partial"  # killed while saving another step
+    partial.mkdir()
+    (partial / f".policy.safetensors.{dead}.tmp").write_bytes(b"half")
+    killed = run / f".policy.json.{dead}.tmp"
+    writing = run / f".policy.json.{alive}.tmp"  # another process writing now: kept
+    killed_inside = checkpoint_folder(run, 256) / f".state.json.{dead}.tmp"
+    for leftover in (killed, writing, killed_inside):
+        leftover.write_text("half")
+    save(run, trained_network(3), 1024)
+    assert sorted(p.name for p in checkpoints.iterdir()) == [
+        "step_000000256", "step_000000512", "step_000001024"]
+    learned.write_atomically(run / "policy.json", "{}")
+    assert not killed.exists() and writing.exists() and killed_inside.exists()
+    config = load_config(Path(__file__).with_name("tiny_hungry.yaml")).to_dict()
+    prepare_output(config_from_dict({**config, "out": str(run)}))
+    assert not killed_inside.exists() and writing.exists()
+    assert capsys.readouterr().out == (f"removed 1 unfinished file(s) of an interrupted run in "
+                                       f"{run}\n")
 
 
 @pytest.mark.slow

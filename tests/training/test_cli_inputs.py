@@ -1,6 +1,10 @@
 """Command-line input: numeric options are checked by argparse and name the option; output
 paths are checked before any game is played; the path printed is the path written."""
 
+import errno
+import os
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -34,6 +38,11 @@ def no_games(monkeypatch):
         ("--plot", "/nonexistent/x.png", "--plot /nonexistent/x.png: there is no folder"),
         ("--plot", "{tmp}/x.docx", "matplotlib cannot write '.docx' files; use one of"),
         ("--json", "{tmp}/file.txt/x.json", "there is no folder"),
+        # Permission bits said yes (to root, or on a virtual file system); the write did not.
+        pytest.param("--csv", "/proc/x.csv",
+                     "--csv /proc/x.csv: cannot write /proc/x.csv: No such file",
+                     marks=pytest.mark.skipif(not Path("/proc").is_dir(), reason="no procfs")),
+        ("--json", "{tmp}/" + "x" * 300 + ".json", ": File name too long"),
     ],
 )
 def test_output_paths_are_checked_before_playing(tmp_path, capsys, no_games, command, option,
@@ -43,6 +52,16 @@ def test_output_paths_are_checked_before_playing(tmp_path, capsys, no_games, com
             option, value.format(tmp=tmp_path)]
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_write_that_fails_after_the_games_is_one_line(tmp_path, capsys, monkeypatch):
+    def disk_full(self, path):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
+
+    monkeypatch.setattr(evaluation.EvaluationResult, "to_csv", disk_full)
+    assert main([*EVALUATE, "--csv", str(tmp_path / "x.csv")]) == 2
+    assert capsys.readouterr().err == (f"hunger-rl: error: --csv {tmp_path / 'x.csv'}: cannot "
+                                       f"write: No space left on device\n")
 
 
 def test_plot_writes_where_it_says(tmp_path, capsys):

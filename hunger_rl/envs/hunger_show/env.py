@@ -63,6 +63,10 @@ ACTION_MASK_MODES = ("observation", "info")
 # "leave": PettingZoo's convention, an eliminated player leaves ``agents``. "stay": it stays
 # until the show ends, for libraries that need a constant set of agents.
 ELIMINATED_MODES = ("leave", "stay")
+# The AEC view keeps eliminated players by default: turn-based libraries end the episode when
+# the agent to move terminates (Tianshou's PettingZooEnv) or sample every agent's turn from its
+# mask (TorchRL), so a player that left would cut the show short or leave an empty mask.
+AEC_ELIMINATED_DEFAULT = "stay"
 # With eliminated="stay", the only legal action of an eliminated player; the env ignores it.
 NOOP_ACTION = 0
 DECISION_MODES = ("objects", "agents")
@@ -462,86 +466,114 @@ def departed_agent_step(view: AECEnv, game: Any, action: Any) -> bool:
     return True
 
 
-def _turn_state(name: str) -> property:
-    """An attribute of the AEC view that lives in its PettingZoo turn cycle."""
-    return property(lambda view: getattr(view._cycle, name),
-                    lambda view, value: setattr(view._cycle, name, value))
+def _view_state(name: str) -> property:
+    """An attribute of the AEC view's turn state, read and written through its unwrapped env."""
+    return property(lambda unwrapped: getattr(unwrapped.view, name),
+                    lambda unwrapped, value: setattr(unwrapped.view, name, value))
 
 
-class ShowAECView(AECEnv):
-    """The AEC view of the Parallel env, checking each action as it arrives.
+class ShowAECView(parallel_to_aec_wrapper):
+    """The AEC view of the Parallel env: PettingZoo's own ``parallel_to_aec_wrapper``, checking
+    each action as it arrives.
 
-    Turns run through PettingZoo's own ``parallel_to_aec_wrapper`` (``self._cycle``); the view
-    is the unwrapped env and exposes the cycle's state (agents, rewards, terminations...) as
-    its own, so that AEC wrappers that edit the unwrapped env (PettingZoo's
-    ``TerminateIllegalWrapper``) work on it. Public attributes of the Parallel env (``game``,
+    Being that wrapper under ``OrderEnforcer``, ``env()`` converts back with PettingZoo's
+    ``aec_to_parallel`` to the Parallel env itself, not to a generic wrapper of the view. Its
+    ``unwrapped`` env is a ``ShowAECState``. Public attributes of the Parallel env (``game``,
     ``last_log``, ``winners``...) read through.
     """
 
-    agents = _turn_state("agents")
-    agent_selection = _turn_state("agent_selection")
-    rewards = _turn_state("rewards")
-    _cumulative_rewards = _turn_state("_cumulative_rewards")
-    terminations = _turn_state("terminations")
-    truncations = _turn_state("truncations")
-    infos = _turn_state("infos")
-    _skip_agent_selection = _turn_state("_skip_agent_selection")
+    env: ShowParallelEnv
 
     def __init__(self, parallel: ShowParallelEnv):
-        super().__init__()
-        self.env = parallel
-        self._cycle = parallel_to_aec_wrapper(parallel)
-        self.metadata = self._cycle.metadata
-        self.possible_agents = parallel.possible_agents
-        self.render_mode = parallel.render_mode
+        super().__init__(parallel)
+        self._unwrapped = ShowAECState(self)
+
+    @property
+    def unwrapped(self) -> ShowAECState:
+        return self._unwrapped
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name == "env":
             raise AttributeError(name)
         return getattr(self.env, name)
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.env.observation_space(agent)
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.env.action_space(agent)
-
-    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
-        self._cycle.reset(seed=seed, options=options)
-
     def step(self, action: Any) -> None:
         if departed_agent_step(self, self.env.game, action):
-            self._cycle.step(None)
+            super().step(None)
             return
         agent = self.agent_selection
         if self.env.illegal_action == "raise":
             self.env.check_legal(agent, action)
         else:  # a masked action ends the game when the day is played
             self.env._check_action(agent, action)
-        pending = self._cycle._actions.get(agent)
+        pending = self._actions.get(agent)
         try:
-            self._cycle.step(action)
+            super().step(action)
         except BaseException:
-            self._cycle._actions[agent] = pending  # the day did not happen: the agent acts again
+            self._actions[agent] = pending  # the day did not happen: the agent acts again
             raise
 
     def observe(self, agent: str) -> Any:
         """The observation of the last step; for an agent that left before it, the current
         one (all-zero mask)."""
         self.env._check_agent(agent, "observe")
-        observations = self._cycle._observations
+        observations = self._observations
         if agent in observations:
             return observations[agent]
         return self.env.observe(agent)
 
+
+class ShowAECState(AECEnv):
+    """The unwrapped env of the AEC view: the view's turn state (agents, rewards,
+    terminations...) and its methods, in an env that is no conversion wrapper, as PettingZoo's
+    ``api_test`` requires of ``unwrapped``. AEC wrappers that edit the unwrapped env
+    (PettingZoo's ``TerminateIllegalWrapper``) thus edit the state the view plays from; other
+    attributes read through to the view and its Parallel env (``game``, ``winners``...)."""
+
+    agents = _view_state("agents")
+    agent_selection = _view_state("agent_selection")
+    rewards = _view_state("rewards")
+    _cumulative_rewards = _view_state("_cumulative_rewards")
+    terminations = _view_state("terminations")
+    truncations = _view_state("truncations")
+    infos = _view_state("infos")
+    _skip_agent_selection = _view_state("_skip_agent_selection")
+
+    def __init__(self, view: ShowAECView):
+        super().__init__()
+        self.view = view
+        self.metadata = view.metadata
+        self.possible_agents = view.possible_agents
+        self.render_mode = view.render_mode
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name == "view":
+            raise AttributeError(name)
+        return getattr(self.view, name)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.view.observation_space(agent)
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.view.action_space(agent)
+
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+        self.view.reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> None:
+        self.view.step(action)
+
+    def observe(self, agent: str) -> Any:
+        return self.view.observe(agent)
+
     def state(self) -> np.ndarray:
-        return self.env.state()
+        return self.view.state()
 
     def render(self) -> str | np.ndarray | None:
-        return self.env.render()
+        return self.view.render()
 
     def close(self) -> None:
-        self.env.close()
+        self.view.close()
 
 
 def parallel_env(**kwargs: Any) -> ShowParallelEnv:
@@ -549,13 +581,13 @@ def parallel_env(**kwargs: Any) -> ShowParallelEnv:
 
 
 def raw_env(**kwargs: Any) -> AECEnv:
-    """The AEC env: the view of the Parallel env, or with ``decision_mode="agents"`` the
-    full-decision env."""
+    """The AEC env: the view of the Parallel env (``eliminated="stay"`` unless told otherwise,
+    ``AEC_ELIMINATED_DEFAULT``), or with ``decision_mode="agents"`` the full-decision env."""
     if kwargs.get("decision_mode", "objects") == "agents":
         from hunger_rl.envs.hunger_show.full_env import ShowFullDecisionEnv
 
         return ShowFullDecisionEnv(**kwargs)
-    return ShowAECView(ShowParallelEnv(**kwargs))
+    return ShowAECView(ShowParallelEnv(**{"eliminated": AEC_ELIMINATED_DEFAULT, **kwargs}))
 
 
 def env(illegal_action: str = "raise", **kwargs: Any) -> OrderEnforcer:

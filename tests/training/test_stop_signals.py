@@ -1,0 +1,85 @@
+"""Ctrl-C or SIGTERM during a multi-worker evaluation: one line from the command, no worker
+tracebacks, and no worker left running."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(),
+                                reason="reads the process table from /proc")
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKERS = 2
+
+
+def children(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid`` (zombies excluded)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # it ended meanwhile
+            continue
+        state, parent = stat.rsplit(")", 1)[1].split()[:2]
+        if int(parent) == pid and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def wait_for(condition, what: str, limit: float = 120.0) -> None:
+    """Poll until ``condition()``; the limit only keeps a broken run from hanging the suite."""
+    end = time.monotonic() + limit
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"still waiting for {what}")
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("moment", ["starting", "playing"])
+@pytest.mark.parametrize(("sent", "to_group", "line", "status"), [
+    (signal.SIGINT, True, "hunger-rl: evaluate interrupted (Ctrl-C)", 130),  # a terminal's Ctrl-C
+    (signal.SIGTERM, False, "hunger-rl: evaluate terminated (SIGTERM)", 143),  # kill PID
+    (signal.SIGTERM, True, "hunger-rl: evaluate terminated (SIGTERM)", 143),
+])
+def test_a_stopped_evaluation_says_one_line_and_stops_its_workers(sent, to_group, line, status,
+                                                                  moment):
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "hunger_rl.cli", "evaluate", "--game", "hungry",
+               "--policies", "random", "--games", "1000000", "--workers", str(WORKERS)]
+    process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    err: list[str] = []  # the progress bar, then whatever the command says
+    reader = threading.Thread(target=lambda: err.extend(iter(lambda: process.stderr.read(1), "")))
+    reader.start()
+    try:
+        # The pool's workers, plus the resource tracker that spawning starts.
+        wait_for(lambda: len(children(process.pid)) >= WORKERS + 1, "the workers")
+        if moment == "playing":
+            wait_for(lambda: re.search(r"\| *[1-9][0-9]*/1000000", "".join(err)),
+                     "games from the workers")
+        workers = children(process.pid)
+        if to_group:
+            os.killpg(process.pid, sent)
+        else:
+            process.send_signal(sent)
+        process.wait(timeout=120)
+        reader.join(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    lines = "".join(err).replace("\r", "\n").strip().splitlines()
+    assert "Traceback" not in "".join(err) and "Error" not in "".join(err)
+    assert lines[-1] == line
+    assert process.returncode == status
+    wait_for(lambda: not set(workers) & set(children(process.pid)), "the workers to end")
