@@ -111,11 +111,11 @@ def _greedy_action(g, b, num_players, void_tied_second, rng_state):
         count = COUNTS + player * NUM_RESORTS + resort
         g[b, count] += 1
         update_resort(g, b, resort, num_players, void_tied_second)
-        margin = -1000
+        best_other = np.int64(-1000)
         for p in range(num_players):
             if p != player:
-                margin = max(margin, -np.int64(g[b, TOTALS + p]))
-        margin += g[b, TOTALS + player]
+                best_other = max(best_other, np.int64(g[b, TOTALS + p]))
+        margin = np.int64(g[b, TOTALS + player]) - best_other
         g[b, count] -= 1
         g[b, FIRST + resort] = first
         g[b, SECOND + resort] = second

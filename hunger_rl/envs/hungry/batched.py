@@ -41,6 +41,7 @@ from hunger_rl.envs.compiled import (
     MAX_SEED,
     check_seeds,
     jit,
+    r1_reward,
     random_below,
     splitmix_key,
     spread_seeds,
@@ -337,7 +338,7 @@ def score_game(g, b, num_players, reward_code, rewards_out, totals_out, winners_
     for p in range(num_players):
         if reward_code == 0:
             share = 1.0 / num_winners if winners_out[b, p] else 0.0
-            rewards_out[b, p] = num_players / (num_players - 1) * (share - 1.0 / num_players)
+            rewards_out[b, p] = r1_reward(num_players, share)
         else:
             others = (total_sum - g[b, TOTALS + p]) / (num_players - 1)
             rewards_out[b, p] = (g[b, TOTALS + p] - others) / SCORE_SCALE

@@ -13,6 +13,7 @@ from hunger_rl.envs.compiled import (
     jit,
     jit_allocating,
     prefetch_for_write,
+    r1_reward,
     spread_seeds,
 )
 from hunger_rl.envs.hunger_show.batched.day import (
@@ -109,11 +110,6 @@ def _reset_all(g, mt, seeds, rules, out):
         observe(g, b, seats, legal, scratch, out.observations, out.action_masks)
 
 
-@jit
-def _r1(n, share):
-    return n / (n - 1) * (share - 1.0 / n)
-
-
 @jit_allocating
 def _step_all(g, mt, actions, rules, streams, out, prefetch_ahead):
     """Allocates the scratch of :func:`_step_shows`, which runs without reference counts (in
@@ -184,9 +180,9 @@ def _step_shows(g, mt, actions, rules, streams, out, scratch, prefetch_ahead):
                 share = 0.0
                 if winners[b, seat]:
                     share = 1.0 / np.sum(winners[b, :n])
-                rewards[b, seat] = _r1(n, share)
+                rewards[b, seat] = r1_reward(n, share)
             elif terminated[b, seat]:
-                rewards[b, seat] = _r1(n, 0.0)
+                rewards[b, seat] = r1_reward(n, 0.0)
         if shaped:
             total = 0.0
             acting = 0
