@@ -604,8 +604,9 @@ class BatchedHungry:
     # -- stepping -----------------------------------------------------------------------------
 
     def step(self, actions) -> StepOutputs:
-        """Play ``actions[b]`` in every game b (B agent-steps); auto-reset finished games."""
-        return self.step_games(self.all_games, actions)
+        """Play ``actions[b]`` in every game b (B agent-steps); auto-reset finished games.
+        Raises :class:`IllegalActionError`, changing nothing, if any action is not legal."""
+        return self._step_checked_games(self.all_games, actions, self._no_observers)
 
     def step_games(self, games, actions, final_observers=None) -> StepOutputs:
         """Play ``actions[i]`` in game ``games[i]`` only; other games' output rows are stale.
@@ -614,10 +615,7 @@ class BatchedHungry:
         last observation of that seat into ``final_observations[b]`` before it is dealt again.
         Raises :class:`IllegalActionError`, changing nothing, if any action is not legal.
         """
-        if not self._reset_called:
-            raise NotResetError("call reset() before step()")
         games = self.check_games(games)
-        actions = check_action_array(actions, games.shape)
         if final_observers is None:
             final_observers = self._no_observers
         else:
@@ -628,6 +626,13 @@ class BatchedHungry:
                 raise InvalidValueError(f"final_observers must be one seat (0.."
                                         f"{self.num_players - 1}) per game of the batch")
             final_observers = final_observers.astype(np.int64, copy=False)
+        return self._step_checked_games(games, actions, final_observers)
+
+    def _step_checked_games(self, games, actions, final_observers) -> StepOutputs:
+        """:meth:`step_games` once ``games`` and ``final_observers`` are known to be valid."""
+        if not self._reset_called:
+            raise NotResetError("call reset() before step()")
+        actions = check_action_array(actions, games.shape)
         bad = first_illegal(self.games, games, actions)
         if bad >= 0:
             game, action = int(games[bad]), int(actions[bad])
