@@ -89,6 +89,10 @@ def test_one_seed_spreads_into_slot_seeds_dealt_as_the_reference_env(engine):
                                       engine.first_observation(engine.num_players, seed))
     observations = out.observations.copy()
     np.testing.assert_array_equal(batch.reset(seeds=slot_seeds).observations, observations)
+    batch.reset()
+    fresh = batch.seeds.copy()
+    batch.reset(seed=None)
+    assert not set(batch.seeds.tolist()) & set(fresh.tolist())  # fresh entropy each time
 
 
 def test_shared_outputs_mean_the_same_in_both_engines(engine):

@@ -16,16 +16,9 @@ from hunger_rl.envs.compiled import (
     r1_reward,
     spread_seeds,
 )
-from hunger_rl.envs.hunger_show.batched.day import (
-    play_day,
-)
-from hunger_rl.envs.hunger_show.batched.deal import (
-    deal_seeded,
-    slot_seed,
-)
-from hunger_rl.envs.hunger_show.batched.holdings import (
-    ranking_key,
-)
+from hunger_rl.envs.hunger_show.batched.day import play_day
+from hunger_rl.envs.hunger_show.batched.deal import deal_seeded, slot_seed
+from hunger_rl.envs.hunger_show.batched.holdings import ranking_key
 from hunger_rl.envs.hunger_show.batched.layout import (
     ALIVE,
     DAY,
@@ -40,9 +33,7 @@ from hunger_rl.envs.hunger_show.batched.layout import (
     TOKENS_SIZE,
     WORK_SIZE,
 )
-from hunger_rl.envs.hunger_show.batched.observe import (
-    observe,
-)
+from hunger_rl.envs.hunger_show.batched.observe import observe
 from hunger_rl.envs.hunger_show.batched.twister import (
     MT_ROW_SIZE,
     SEED_SCRATCH_SIZE,
@@ -57,9 +48,7 @@ from hunger_rl.envs.hunger_show.observation import (
     legal_mask,
     observation_tables,
 )
-from hunger_rl.envs.hunger_show.tokens import (
-    NUM_ACTIONS,
-)
+from hunger_rl.envs.hunger_show.tokens import NUM_ACTIONS
 from hunger_rl.envs.validation import (
     IllegalActionError,
     InvalidValueError,

@@ -6,16 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hunger_rl.envs.compiled import (
-    at,
-    jit,
-)
-from hunger_rl.envs.hunger_show.batched.decisions import (
-    gift,
-    ninja_hide,
-    supper,
-    take,
-)
+from hunger_rl.envs.compiled import at, jit
+from hunger_rl.envs.hunger_show.batched.decisions import gift, ninja_hide, supper, take
 from hunger_rl.envs.hunger_show.batched.holdings import (
     append,
     holding,
@@ -81,9 +73,7 @@ from hunger_rl.envs.hunger_show.batched.layout import (
     THIEF,
     VALUE,
 )
-from hunger_rl.envs.hunger_show.tokens import (
-    NUM_ACTIONS,
-)
+from hunger_rl.envs.hunger_show.tokens import NUM_ACTIONS
 
 
 @jit

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hunger_rl.envs.compiled import (
-    GOLDEN_GAMMA,
-    jit,
-)
+from hunger_rl.envs.compiled import GOLDEN_GAMMA, MAX_SEED, jit
 from hunger_rl.envs.hunger_show.batched.layout import (
     ALIVE,
     CALM_CARD,
@@ -39,17 +36,14 @@ from hunger_rl.envs.hunger_show.batched.layout import (
     STACK_N,
     UNPLEASANT,
 )
-from hunger_rl.envs.hunger_show.batched.twister import (
-    randbelow,
-    sample_from_pool,
-    shuffle,
-)
+from hunger_rl.envs.hunger_show.batched.twister import randbelow, sample_from_pool, shuffle
 
-_SEED_MASK = np.uint64((1 << 63) - 1)
+_SEED_MASK = np.uint64(MAX_SEED)
 
 
 @jit
 def slot_seed(seed, show_number):
+    """:func:`stream_seed`, compiled."""
     return np.int64((np.uint64(seed) + np.uint64(show_number) * GOLDEN_GAMMA) & _SEED_MASK)
 
 

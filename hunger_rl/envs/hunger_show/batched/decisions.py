@@ -8,14 +8,8 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from hunger_rl.envs.compiled import (
-    jit,
-)
-from hunger_rl.envs.hunger_show.batched.holdings import (
-    holding,
-    raft_sets_units,
-    sets_units,
-)
+from hunger_rl.envs.compiled import jit
+from hunger_rl.envs.hunger_show.batched.holdings import holding, raft_sets_units, sets_units
 from hunger_rl.envs.hunger_show.batched.layout import (
     CAN,
     CATEGORY,
@@ -32,9 +26,7 @@ from hunger_rl.envs.hunger_show.batched.layout import (
     ROPE,
     VALUE,
 )
-from hunger_rl.envs.hunger_show.batched.twister import (
-    randbelow,
-)
+from hunger_rl.envs.hunger_show.batched.twister import randbelow
 from hunger_rl.envs.hunger_show.decisions import SUPPER_PATTERNS
 
 # S19 orders as ranks by category.

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hunger_rl.envs.compiled import (
-    at,
-    jit,
-)
+from hunger_rl.envs.compiled import at, jit
 from hunger_rl.envs.hunger_show.batched.layout import (
     ALIVE,
     FOOD,

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hunger_rl.envs.compiled import (
-    jit,
-)
+from hunger_rl.envs.compiled import jit
 from hunger_rl.envs.hunger_show.batched.layout import (
     ALIVE,
     CHARACTER,
