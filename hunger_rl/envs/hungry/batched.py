@@ -17,12 +17,13 @@ The games that follow in slot i come from the slot's own stream: game ``e`` (e =
 slot i is dealt by :func:`stream_deck` ``(s_i, e)``, a counter-based shuffle (SplitMix64 keyed by
 the slot seed and the game number), because a NumPy ``Generator`` per auto-reset would cost more
 than the games themselves. A slot's sequence of deals depends only on its seed, never on the other
-slots or on the actions.
+slots or on the actions. ``reset(seed=s)`` spreads one seed into the slots' seeds as both batched
+engines do (their contract: docs/architecture.md).
 
 Layout. Every small field of one game lives in one int8 row of ``BatchedHungry.games`` (offsets
 below, sized for 4 players whatever the player count), so the compiled code touches one
-contiguous block per game and passes one array around; the deal streams are separate uint64
-arrays.
+contiguous block per game and passes one array around; the slot seeds and deal streams are
+separate arrays.
 
 Public API. Besides :class:`BatchedHungry`, the row offsets and the compiled rules
 (:func:`play`, :func:`update_resort`, :func:`score_game`, :func:`write_observation`, ...) are
@@ -99,9 +100,6 @@ CURRENT = DECK_POS + 1  # player to move
 NUM_PLAYS = CURRENT + 1
 BONUS_HOLDER = NUM_PLAYS + 1  # holder of the two-homes bonus so far (H8), or NO_PLAYER
 ROW_SIZE = BONUS_HOLDER + 1
-
-# numba types an int8 read from a row, or a Python int constant (a literal), apart from an int64:
-# callers pass seats and game indices as np.int64, so that each helper compiles once.
 
 
 class StepOutputs(NamedTuple):
