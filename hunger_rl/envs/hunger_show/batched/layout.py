@@ -65,12 +65,9 @@ DAY = LEADER + 1
 LAST_EVENT = DAY + 1
 DONE = LAST_EVENT + 1
 ROW_SIZE = DONE + 1
-# The day's scratch (int64), allocated once per batch call, not per show (``batch.DayScratch``).
-WORK_SIZE = 64 + MAX_TOKENS
-SPARE_SIZE = MAX_TOKENS + 4
-TOKENS_SIZE = MAX_TOKENS + 4  # a copy of one holding, or a meal
-SCRATCH_SIZE = 2 * MAX_PLAYERS  # an observation's packed public counts and playing positions
-
+# The day's scratch: int64 arrays that batch._step_all allocates once per call, not per show, and
+# the day's functions pass on: ``work``, ``spare`` and ``tokens`` (a copy of one holding, or a
+# meal), in named blocks.
 # Blocks of ``work`` in a location's day (day.resolve_location):
 LOCATION_GROUPS = 0  # [act]: players here by act
 LOCATION_LOOT = LOCATION_GROUPS + 8  # the tokens gathered here today (at most 2 kept each)
@@ -80,18 +77,22 @@ LOCATION_DRAWN = LOCATION_PRESENT + MAX_PLAYERS  # one gatherer's draw (a specia
 LOCATION_THIEVES = LOCATION_DRAWN + 4  # the thieves here, in playing order (2 at most)
 LOCATION_GUARDS = LOCATION_THIEVES + 2  # the guards here (2 at most)
 LOCATION_GIVERS = LOCATION_GUARDS + 2  # [i]: who gives a guard a token
-LOCATION_REMAINING = 64  # the loot not taken yet, after the blocks above
-# ... and at the Campsite (day.resolve_campsite):
+LOCATION_REMAINING = 64  # [i]: the loot not taken yet, after the blocks above
+# ... and at the Campsite (day._resolve_campsite):
 CAMPSITE_THIEVES = 0
 CAMPSITE_GUARDS = MAX_PLAYERS
 CAMPSITE_GIVERS = 2 * MAX_PLAYERS
-# Blocks of ``spare``: a catch's candidates from 0 and the tokens a Ninja hid (day.catch); a
+WORK_SIZE = LOCATION_REMAINING + MAX_TOKENS
+# Blocks of ``spare``: a catch's candidates from 0, then the tokens a Ninja hid (day._catch); a
 # campsite theft's victims by sort key, their keys, the stolen tokens and their owners
-# (day.campsite_theft); supper's flags by seat of who starves (day.play_day).
+# (day._campsite_theft); supper's flags by seat of who starves (day.play_day).
 SPARE_HIDDEN = MAX_TOKENS
 THEFT_VICTIMS = 0
 THEFT_KEYS = MAX_PLAYERS
 THEFT_STOLEN = 2 * MAX_PLAYERS
 THEFT_OWNERS = 3 * MAX_PLAYERS
+SPARE_SIZE = SPARE_HIDDEN + 4
+TOKENS_SIZE = MAX_TOKENS + 4
 assert LOCATION_GIVERS + MAX_PLAYERS <= LOCATION_REMAINING
-assert LOCATION_REMAINING + MAX_TOKENS <= WORK_SIZE and SPARE_HIDDEN + 4 <= SPARE_SIZE
+# An observation's scratch (observe.observe): packed public counts and playing positions.
+SCRATCH_SIZE = 2 * MAX_PLAYERS
