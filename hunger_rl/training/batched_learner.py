@@ -42,7 +42,8 @@ def _learner_step(g, actions, learner_seats, streams, rules, policy, out):
     seeds, game_number, deal_rng = streams
     num_players, void_tied_second, reward_code, random_first = rules
     policy_code, policy_rng = policy
-    terminated, rewards = out.terminated, out.rewards
+    (observations, masks, rewards, terminated, final_observations, seat_rewards, final_totals,
+     winners) = out
     scratch = forecast_scratch()
     for b in range(actions.shape[0]):
         terminated[b] = False
@@ -54,10 +55,10 @@ def _learner_step(g, actions, learner_seats, streams, rules, policy, out):
             if g[b, NUM_PLAYS] == TOTAL_PLAYS:
                 learner = learner_seats[b]
                 terminated[b] = True
-                score_game(g, b, num_players, reward_code, out.seat_rewards, out.final_totals,
-                           out.winners)
-                rewards[b] = out.seat_rewards[b, learner]
-                write_observation(g, b, learner, num_players, out.final_observations, b)
+                score_game(g, b, num_players, reward_code, seat_rewards, final_totals,
+                           winners)
+                rewards[b] = seat_rewards[b, learner]
+                write_observation(g, b, learner, num_players, final_observations, b)
                 deal_next_game(g, b, seeds, game_number, deal_rng, num_players, random_first)
                 learner_seats[b] = (learner + 1) % num_players
             if g[b, CURRENT] == learner_seats[b]:
@@ -65,8 +66,8 @@ def _learner_step(g, actions, learner_seats, streams, rules, policy, out):
             action = policy_action(
                 g, b, policy_code, num_players, void_tied_second, policy_rng, scratch
             )
-        write_observation(g, b, learner_seats[b], num_players, out.observations, b)
-        write_mask(g, b, out.action_masks)
+        write_observation(g, b, learner_seats[b], num_players, observations, b)
+        write_mask(g, b, masks)
 
 
 class LearnerOutputs(NamedTuple):
@@ -137,5 +138,5 @@ def _run_learner_step(batch, actions, learner_seats, opponents, out):
                 f"{np.flatnonzero(batch.legal_masks()[bad]).tolist()}"
             )
     _learner_step(batch.games, actions, learner_seats, batch.streams, batch.rules,
-                  (np.int64(opponents.code), opponents.rng_state), out)
+                  (np.int64(opponents.code), opponents.rng_state), tuple(out))
     return out

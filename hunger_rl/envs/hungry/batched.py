@@ -433,29 +433,32 @@ def _step_games(g, games, actions, final_observers, streams, rules, out):
     """Play ``actions[i]`` in game ``games[i]``; finish, re-deal and observe as :meth:`step`.
 
     ``streams``: (seeds, game_number, deal_rng); ``rules``: (num_players, void_tied_second,
-    reward_code, random_first); ``out``: the :class:`StepOutputs`."""
+    reward_code, random_first); ``out``: the arrays of the :class:`StepOutputs`, as a plain
+    tuple (numba types a named tuple argument in Python, a microsecond a call)."""
     seeds, game_number, deal_rng = streams
     num_players, void_tied_second, reward_code, random_first = rules
+    (observations, masks, to_move, rewards, terminated, done, final_observations, winners,
+     final_totals) = out
     for i in range(games.shape[0]):
         b = games[i]
         play(g, b, actions[i], num_players, void_tied_second)
         ended = g[b, NUM_PLAYS] == TOTAL_PLAYS
-        out.done[b] = ended
+        done[b] = ended
         for p in range(num_players):
-            out.terminated[b, p] = ended
+            terminated[b, p] = ended
         if ended:
-            score_game(g, b, num_players, reward_code, out.rewards, out.final_totals, out.winners)
+            score_game(g, b, num_players, reward_code, rewards, final_totals, winners)
             if final_observers.shape[0] > 0:
-                write_observation(g, b, final_observers[b], num_players, out.final_observations,
+                write_observation(g, b, final_observers[b], num_players, final_observations,
                                   b)
             deal_next_game(g, b, seeds, game_number, deal_rng, num_players, random_first)
         else:
             for p in range(num_players):
-                out.rewards[b, p] = 0.0
+                rewards[b, p] = 0.0
         mover = np.int64(g[b, CURRENT])
-        out.to_move[b] = mover
-        write_observation(g, b, mover, num_players, out.observations, b)
-        write_mask(g, b, out.action_masks)
+        to_move[b] = mover
+        write_observation(g, b, mover, num_players, observations, b)
+        write_mask(g, b, masks)
 
 
 @jit
@@ -522,6 +525,7 @@ class BatchedHungry:
             winners=np.zeros((b, n), np.bool_),
             final_totals=np.zeros((b, n), np.int8),
         )
+        self._output_arrays = tuple(self.outputs)
         self._reset_called = False
 
     # -- views of the state (numpy, for inspection and tests) ---------------------------------
@@ -641,7 +645,7 @@ class BatchedHungry:
                 f"{action} ({what}); legal: {legal}"
             )
         _step_games(self.games, games, actions, final_observers, self.streams, self.rules,
-                    self.outputs)
+                    self._output_arrays)
         return self.outputs
 
     def check_games(self, games) -> np.ndarray:

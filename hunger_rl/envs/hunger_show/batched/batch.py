@@ -86,7 +86,7 @@ class StepOutputs(NamedTuple):
 
 
 @jit_allocating
-def _reset_all(g, mt, seeds, rules, out):
+def _reset_all(g, mt, seeds, rules, observations, masks):
     """Seed and deal every show, then observe it. ``rules``: see :attr:`BatchedShow.rules`."""
     seats, locs, options, legal, _ = rules
     n = len(seats)
@@ -96,7 +96,7 @@ def _reset_all(g, mt, seeds, rules, out):
     mt_seed_many(mt, np.arange(len(g)), len(g), seeds, np.empty(SEED_SCRATCH_SIZE, np.uint32))
     for b in range(len(g)):
         deal_seeded(g, mt, b, n, locs, options, pool, cards)
-        observe(g, b, seats, legal, scratch, out.observations, out.action_masks)
+        observe(g, b, seats, legal, scratch, observations, masks)
 
 
 @jit_allocating
@@ -144,12 +144,14 @@ def _prefetch_show(g, mt, b, n):
 def _step_shows(g, mt, actions, rules, streams, out, scratch, prefetch_ahead):
     """One day of every show, then the next shows of those that ended, seeded and dealt.
     ``rules``: see :attr:`BatchedShow.rules`; ``streams``: the slots' seeds and shows played;
-    ``out``: the :class:`StepOutputs`; ``scratch``: from :func:`_step_all`."""
+    ``out``: the arrays of the :class:`StepOutputs`, as a plain tuple (numba types a named
+    tuple argument in Python, a microsecond a call); ``scratch``: from :func:`_step_all`."""
     seats, locs, options, legal, shaped = rules
     seeds, shows_played = streams
     (observe_scratch, was_alive, changes, order, work, spare, tokens, ended_shows, ended_seeds,
      seed_lanes) = scratch
-    rewards, terminated, winners = out.rewards, out.terminated, out.winners
+    (observations, masks, rewards, terminated, done, final_observations, final_masks, winners,
+     end_condition, ranking_keys, days) = out
     n = len(seats)
     num_ended = np.int64(0)
     for b in range(len(g)):
@@ -158,10 +160,10 @@ def _step_shows(g, mt, actions, rules, streams, out, scratch, prefetch_ahead):
         row = g[b]
         for seat in range(n):
             was_alive[seat] = row[ALIVE + seat] == 1
-        condition = play_day(row, mt, b, actions[b], n, locs, out.ranking_keys[b], winners[b],
+        condition = play_day(row, mt, b, actions[b], n, locs, ranking_keys[b], winners[b],
                              order, work, spare, tokens)
         ended = condition >= 0
-        out.done[b] = ended
+        done[b] = ended
         rewards[b] = 0.0
         for seat in range(n):
             terminated[b, seat] = was_alive[seat] and (ended or not row[ALIVE + seat])
@@ -187,25 +189,25 @@ def _step_shows(g, mt, actions, rules, streams, out, scratch, prefetch_ahead):
                 if was_alive[seat]:
                     rewards[b, seat] += SHAPING_WEIGHT * (changes[seat] - total / acting)
         if ended:
-            out.end_condition[b] = condition
-            out.days[b] = row[DAY]
-            observe(g, b, seats, legal, observe_scratch, out.final_observations, out.final_masks)
+            end_condition[b] = condition
+            days[b] = row[DAY]
+            observe(g, b, seats, legal, observe_scratch, final_observations, final_masks)
             shows_played[b] += 1
             ended_shows[num_ended] = b
             ended_seeds[num_ended] = slot_seed(seeds[b], shows_played[b])
             num_ended += 1
         else:
-            observe(g, b, seats, legal, observe_scratch, out.observations, out.action_masks)
+            observe(g, b, seats, legal, observe_scratch, observations, masks)
     # The next shows of the ended ones, seeded together (interleaved chains), then dealt.
     mt_seed_many(mt, ended_shows, num_ended, ended_seeds, seed_lanes)
     for k in range(num_ended):
         b = ended_shows[k]
         deal_seeded(g, mt, b, n, locs, options, spare, tokens)
-        observe(g, b, seats, legal, observe_scratch, out.observations, out.action_masks)
+        observe(g, b, seats, legal, observe_scratch, observations, masks)
 
 
 @jit_allocating
-def _restart(g, mt, shows, rules, streams, out):
+def _restart(g, mt, shows, rules, streams, observations, masks):
     seats, locs, options, legal, _ = rules
     seeds, shows_played = streams
     n = len(seats)
@@ -220,7 +222,7 @@ def _restart(g, mt, shows, rules, streams, out):
         seed[0] = slot_seed(seeds[b], shows_played[b])
         mt_seed_many(mt, shows[k:k + 1], 1, seed, lanes)
         deal_seeded(g, mt, b, n, locs, options, pool, cards)
-        observe(g, b, seats, legal, scratch, out.observations, out.action_masks)
+        observe(g, b, seats, legal, scratch, observations, masks)
 
 
 @jit
@@ -297,6 +299,7 @@ class BatchedShow:
             ranking_keys=np.full((batch, n, 3), -1, np.int64),
             days=np.zeros(batch, np.int64),
         )
+        self._output_arrays = tuple(self.outputs)
         self._reset_called = False
 
     def reset(self, seed: int | None = None, seeds=None) -> StepOutputs:
@@ -312,7 +315,8 @@ class BatchedShow:
         self.seeds[:] = check_seeds(seeds, self.batch_size)
         self.shows_played[:] = 0
         out = self.outputs
-        _reset_all(self.games, self.mt, self.seeds, self.rules, out)
+        _reset_all(self.games, self.mt, self.seeds, self.rules, out.observations,
+                   out.action_masks)
         out.done[:] = False
         out.terminated[:] = False
         out.rewards[:] = 0.0
@@ -345,7 +349,7 @@ class BatchedShow:
                 shows.min() < 0 or shows.max() >= self.batch_size)):
             raise InvalidValueError(f"shows must be ints in 0..{self.batch_size - 1}")
         _restart(self.games, self.mt, shows.astype(np.int64), self.rules, self.streams,
-                 self.outputs)
+                 self.outputs.observations, self.outputs.action_masks)
         return self.outputs
 
     def step(self, actions) -> StepOutputs:
@@ -353,6 +357,6 @@ class BatchedShow:
         if not self._reset_called:
             raise NotResetError("call reset() before step()")
         actions = self.check_actions(actions)
-        _step_all(self.games, self.mt, actions, self.rules, self.streams, self.outputs,
+        _step_all(self.games, self.mt, actions, self.rules, self.streams, self._output_arrays,
                   self.prefetch_ahead)
         return self.outputs
