@@ -37,7 +37,7 @@ def hungry_rate(num_games: int, num_players: int, seconds: float) -> float:
     from hunger_rl.envs.hungry.batched import BatchedHungry
     from hunger_rl.policies.hungry_batched import BatchedPolicy
 
-    batch = BatchedHungry(num_games, num_players)
+    batch = BatchedHungry(num_players, num_games)
     batch.reset(seed=0)
     policy = BatchedPolicy("random", num_games, seed=0)
     batch.step(policy.act(batch))  # compiled code loaded before the clock starts

@@ -22,10 +22,17 @@ ROOT = Path(__file__).resolve().parent.parent
 # The modules that hold functions compiled with cache=True (numba writes one index file per
 # function beside the source, in __pycache__).
 COMPILED_MODULES = (
+    "hunger_rl/envs/compiled.py",
+    "hunger_rl/envs/hunger_show/batched/batch.py",
+    "hunger_rl/envs/hunger_show/batched/day.py",
+    "hunger_rl/envs/hunger_show/batched/deal.py",
+    "hunger_rl/envs/hunger_show/batched/decisions.py",
+    "hunger_rl/envs/hunger_show/batched/holdings.py",
+    "hunger_rl/envs/hunger_show/batched/observe.py",
+    "hunger_rl/envs/hunger_show/batched/twister.py",
     "hunger_rl/envs/hungry/batched.py",
-    "hunger_rl/envs/hunger_show/batched.py",
-    "hunger_rl/policies/hungry_batched.py",
     "hunger_rl/policies/hunger_show_batched.py",
+    "hunger_rl/policies/hungry_batched.py",
     "hunger_rl/policies/hungry_search.py",
     "hunger_rl/training/batched_learner.py",
 )
@@ -79,7 +86,7 @@ def hungry() -> None:
     from hunger_rl.policies.hungry_search import playout_win_shares
     from hunger_rl.training.batched_learner import LearnerOutputs, play_to_learners
 
-    games = BatchedHungry(num_games=2, num_players=2)
+    games = BatchedHungry(num_players=2, batch_size=2)
     outputs = games.reset(seed=0)
     for kind in POLICY_KINDS:
         outputs = games.step(BatchedPolicy(kind, 2, seed=0).act(games))

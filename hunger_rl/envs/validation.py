@@ -96,6 +96,11 @@ def check_choice(value: Any, name: str, choices: Sequence[str | None]) -> Any:
     raise InvalidValueError(f"{name} must be one of {list(choices)}, got {describe(value)}")
 
 
+# What an environment does with an illegal action: refuse it (raise, nothing changes) or end the
+# game for the player who sent it.
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+
+
 def check_seed(seed: Any) -> int | None:
     """A ``reset`` seed: None or a non-negative exact integer."""
     return None if seed is None else check_int(seed, "seed", low=0)
@@ -127,6 +132,19 @@ def split_options(options: Any, known: Iterable[str]) -> dict[str, Any]:
         warnings.warn(f"ignoring unknown reset options [{', '.join(names)}]; known: "
                       f"{list(known)}", stacklevel=3)
     return {key: value for key, value in options.items() if key in known}
+
+
+def check_action_array(actions: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``actions`` as an int64 array of ``shape`` (a batch's actions): integers only, else
+    ActionTypeError; another shape, IllegalActionError. Their legality is the game's to check."""
+    array = np.asarray(actions)
+    if array.dtype.kind not in "iu":
+        raise ActionTypeError(f"actions must be ints of shape {shape}, got shape {array.shape} "
+                              f"dtype {array.dtype}")
+    if array.shape != shape:
+        raise IllegalActionError(f"actions must be ints of shape {shape}, got shape "
+                                 f"{array.shape} dtype {array.dtype}")
+    return array.astype(np.int64, copy=False)
 
 
 def check_action(action: Any, num_actions: int, agent: str | None = None) -> int:

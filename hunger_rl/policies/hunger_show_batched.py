@@ -11,10 +11,10 @@ from the same distribution as the Python one but not the same sample.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from hunger_rl.envs.hunger_show.env import NUM_CHOICES, observation_layout
+from hunger_rl.envs.compiled import jit_allocating, random_uniform
+from hunger_rl.envs.hunger_show.observation import NUM_CHOICES, observation_layout
 from hunger_rl.policies.hunger_show import (
     CROWD_REPLY_ROUNDS,
     HISTORY_SHARE,
@@ -42,8 +42,8 @@ CROWD_SIZE = 2 * NUM_CHOICES + 2 * NUM_PLACES
 # The reply rounds as int64 rather than Python ints, which numba types as literals and compiles
 # crowd_values (the bulk of this module's compile time) once per value for.
 _CROWD_ROUNDS, _EXPERT_ROUNDS = np.int64(CROWD_REPLY_ROUNDS), np.int64(REPLY_ROUNDS)
-
-_jit = numba.njit(cache=True, nogil=True)
+# Every function here keeps numba's reference counts (``jit_allocating``): their whole-array
+# expressions (a slice's max, a row assigned at once) allocate temporaries.
 
 
 def layout_offsets(num_players: int) -> np.ndarray:
@@ -54,28 +54,17 @@ def layout_offsets(num_players: int) -> np.ndarray:
     return np.array([layout[name].start for name in names], np.int64)
 
 
-# -- random numbers ----------------------------------------------------------------------------
+# -- ties ------------------------------------------------------------------------------------
 
 
-@_jit
-def _uniform(rng, slot):
-    """A float in [0, 1) from ``rng[slot]`` (SplitMix64), advancing it."""
-    rng[slot] += np.uint64(0x9E3779B97F4A7C15)
-    z = rng[slot]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z ^= z >> np.uint64(31)
-    return np.float64(z >> np.uint64(11)) / 9007199254740992.0
-
-
-@_jit
+@jit_allocating
 def _pick_best(values, actions, count, rng, slot):
     """A uniformly random one of the actions whose value is within 1e-9 of the best."""
     best = values[:count].max()
     ties = 0
     for i in range(count):
         ties += values[i] >= best - 1e-9
-    chosen = int(_uniform(rng, slot) * ties)
+    chosen = int(random_uniform(rng, slot) * ties)
     for i in range(count):
         if values[i] >= best - 1e-9:
             if chosen == 0:
@@ -87,7 +76,7 @@ def _pick_best(values, actions, count, rng, slot):
 # -- the view of one observation ---------------------------------------------------------------
 
 
-@_jit
+@jit_allocating
 def _food_weight(food, events_left):
     needed = SUPPER_COST * events_left
     shortfall = needed - food
@@ -96,7 +85,7 @@ def _food_weight(food, events_left):
     return 1.0 + 2.0 * shortfall / max(needed, 1.0)
 
 
-@_jit
+@jit_allocating
 def _raft_token_value(rope, log):
     sets = min(rope, log)
     gains = 0.0
@@ -106,7 +95,7 @@ def _raft_token_value(rope, log):
     return gains / 4 + 0.3 * MEAN_RAFT_UNITS
 
 
-@_jit
+@jit_allocating
 def _own_food(obs, offsets):
     food = 0.0
     for i in range(4):
@@ -119,12 +108,12 @@ def _own_food(obs, offsets):
     return food
 
 
-@_jit
+@jit_allocating
 def _pile(obs, offsets, location, kind):
     return 0.0 if location == 0 else obs[offsets[8] + (location - 1) * 3 + kind]
 
 
-@_jit
+@jit_allocating
 def _legal(masks, b, seat, actions):
     """The legal actions of ``masks[b, seat]`` into ``actions``; their count. (Indexing the
     batch here, not a view of it: views cost reference counting in the loop that calls.)"""
@@ -136,7 +125,7 @@ def _legal(masks, b, seat, actions):
     return count
 
 
-@_jit
+@jit_allocating
 def greedy_values(obs, offsets, actions, count, values):
     """``GreedyShowPolicy``'s values of ``actions[:count]``."""
     events_left = obs[offsets[9]]
@@ -156,7 +145,7 @@ def greedy_values(obs, offsets, actions, count, values):
 # -- the crowd values (hunger_show.crowd_values) -----------------------------------------------
 
 
-@_jit
+@jit_allocating
 def _softmax_into(values, count, out, actions):
     top = values[:count].max()
     total = 0.0
@@ -166,7 +155,7 @@ def _softmax_into(values, count, out, actions):
         out[actions[i]] = np.exp((values[i] - top) / TEMPERATURE) / total
 
 
-@_jit
+@jit_allocating
 def _values(obs, offsets, n, seat, food_weight, raft_value, forecast, actions, count, out,
             nobody, exactly_one, thief_risk, guard_risk):
     """``hunger_show._values``: ``seat``'s values of the actions against the other seats'
@@ -242,7 +231,7 @@ def _values(obs, offsets, n, seat, food_weight, raft_value, forecast, actions, c
             out[i] = drawn * worth * (1 - stolen) - gift
 
 
-@_jit
+@jit_allocating
 def _habits_from_counts(obs, offsets, n, actions, count, picks, habits):
     alive = offsets[6]
     habits[:] = picks
@@ -254,7 +243,7 @@ def _habits_from_counts(obs, offsets, n, actions, count, picks, habits):
             habits[s] = 0.0
 
 
-@_jit
+@jit_allocating
 def _revealed_picks(obs, offsets, n, picks):
     choices = offsets[10]
     picks[:] = 0.0
@@ -264,7 +253,7 @@ def _revealed_picks(obs, offsets, n, picks):
             picks[s, np.argmax(row[:4]) * NUM_ACTS + np.argmax(row[4:])] = 1.0
 
 
-@_jit
+@jit_allocating
 def crowd_values(obs, offsets, n, actions, count, habits, rounds, out, crowd):
     """``hunger_show.crowd_values`` of one observation into ``out[:count]``; the observer's
     ``Crowd`` numbers into ``crowd`` (nobody, exactly one: 20 each; thief, guard risk: 4)."""
@@ -311,7 +300,7 @@ def crowd_values(obs, offsets, n, actions, count, habits, rounds, out, crowd):
 # -- the batch ---------------------------------------------------------------------------------
 
 
-@_jit
+@jit_allocating
 def _act_all(observations, masks, kinds, offsets, rng, pick_counts, last_day, out):
     """An action for every (show, seat) whose kind is not LEARNER and whose mask allows one;
     the expert's memory (``pick_counts``, ``last_day``) is kept per (show, seat)."""
@@ -329,7 +318,7 @@ def _act_all(observations, masks, kinds, offsets, rng, pick_counts, last_day, ou
             if kind == LEARNER or count == 0:
                 continue
             if kind == 0:
-                out[b, seat] = actions[int(_uniform(rng, b) * count)]
+                out[b, seat] = actions[int(random_uniform(rng, b) * count)]
                 continue
             obs = observations[b, seat]
             if kind == 1:
@@ -356,7 +345,7 @@ def _act_all(observations, masks, kinds, offsets, rng, pick_counts, last_day, ou
                              crowd)
                 probabilities[:] = 0.0
                 _softmax_into(values, count, probabilities, actions)
-                draw = _uniform(rng, b)
+                draw = random_uniform(rng, b)
                 chosen = actions[count - 1]
                 for i in range(count):
                     draw -= probabilities[actions[i]]
@@ -366,7 +355,7 @@ def _act_all(observations, masks, kinds, offsets, rng, pick_counts, last_day, ou
                 out[b, seat] = chosen
 
 
-@_jit
+@jit_allocating
 def _crowd_features(observations, offsets, n, scale, out):
     """``policies.models.encoders.ShowEncoder``'s crowd block of every observation (one row each):
     per action its value minus the best, nobody, exactly one, thief risk, guard risk (zeros

@@ -68,6 +68,12 @@ class GreedyHungryPolicy(Policy):
     name = "greedy"
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
+        actions, values = self.values(observation, view)
+        return pick_best(actions, values, rng)
+
+    @staticmethod
+    def values(observation: Observation, view: HungryView | None = None):
+        """The legal actions and the margin each leaves."""
         view = view_of(observation, view)
         actions = legal_actions(observation)
         counts = view.resort_counts
@@ -81,7 +87,7 @@ class GreedyHungryPolicy(Policy):
             after[resort] = resort_places(column, view.tied_second)
             totals = totals_from_places(view.num_players, after)
             values[i] = totals[0] - max(totals[1:])
-        return pick_best(actions, values, rng)
+        return actions, values
 
 
 class ExpertHungryPolicy(Policy):

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from hunger_rl.envs.compiled import jit, jit_allocating, random_below
 from hunger_rl.envs.hungry.batched import (
     BONUS_HOLDER,
     COUNTS,
@@ -27,9 +28,7 @@ from hunger_rl.envs.hungry.batched import (
     SECOND,
     TOTALS,
     BatchedHungry,
-    jit,
-    mover_hand,
-    random_below,
+    mover_hand_start,
     update_resort,
 )
 from hunger_rl.envs.hungry.engine import (
@@ -58,7 +57,8 @@ def _random_action(g, b, rng_state):
     Picks one of the 2 x (held card types) legal actions; the held type is found without
     branches, which mispredict on random hands.
     """
-    hand = mover_hand(g, b)
+    start = mover_hand_start(g, b)
+    hand = g[b, start : start + NUM_CARD_TYPES]
     kinds = 0
     for t in range(NUM_CARD_TYPES):
         kinds += hand[t] > 0
@@ -86,7 +86,7 @@ def _keep_best(value, action, best_value, best_action, ties, tolerance, rng_stat
     return best_value, best_action, ties
 
 
-@jit
+@jit_allocating
 def _greedy_action(g, b, num_players, void_tied_second, rng_state):
     """The mover's legal action with the best margin after it, ties broken uniformly at random.
 
@@ -111,11 +111,11 @@ def _greedy_action(g, b, num_players, void_tied_second, rng_state):
         count = COUNTS + player * NUM_RESORTS + resort
         g[b, count] += 1
         update_resort(g, b, resort, num_players, void_tied_second)
-        margin = -1000
+        best_other = np.int64(-1000)
         for p in range(num_players):
             if p != player:
-                margin = max(margin, -np.int64(g[b, TOTALS + p]))
-        margin += g[b, TOTALS + player]
+                best_other = max(best_other, np.int64(g[b, TOTALS + p]))
+        margin = np.int64(g[b, TOTALS + player]) - best_other
         g[b, count] -= 1
         g[b, FIRST + resort] = first
         g[b, SECOND + resort] = second
@@ -261,7 +261,7 @@ FORECAST_DETAILS = (
 )
 
 
-@jit
+@jit_allocating
 def forecast_scratch():
     """Working arrays for :func:`forecast_values`, made once per batch of playouts so that the
     compiled loop allocates nothing per move."""
@@ -411,7 +411,7 @@ def _forecast_resort_points(chances, resort, seat):
     return points
 
 
-@jit
+@jit_allocating
 def _forecast_values_of_observations(
     observations, num_players, placed_start, sizes_start, out, details
 ):
@@ -454,7 +454,7 @@ def forecast_values_of_observations(observations: np.ndarray, num_players: int,
     return (out, parts) if details else out
 
 
-@jit
+@jit_allocating
 def policy_action(g, b, policy_code, num_players, void_tied_second, rng_state, scratch):
     """The action of the batch policy ``policy_code`` (``BatchedPolicy.code``) in game b."""
     if policy_code == 0:
@@ -464,7 +464,7 @@ def policy_action(g, b, policy_code, num_players, void_tied_second, rng_state, s
     return forecast_action(g, b, num_players, rng_state, scratch)
 
 
-@jit
+@jit_allocating
 def _policy_actions(g, games, policy_code, num_players, void_tied_second, rng_state, out):
     scratch = forecast_scratch()
     for i in range(games.shape[0]):
@@ -484,13 +484,13 @@ class BatchedPolicy:
     random stream, seeded from ``seed``, so a slot's choices do not depend on the other slots.
     """
 
-    def __init__(self, kind: str, num_games: int, seed: int | None = None):
+    def __init__(self, kind: str, batch_size: int, seed: int | None = None):
         if kind not in POLICY_KINDS:
             raise ValueError(f"batched policy must be one of {POLICY_KINDS}, got {kind!r}")
         self.kind = kind
         self.code = _POLICY_CODES[kind]
-        self.rng_state = np.random.SeedSequence(seed).generate_state(num_games, np.uint64)
-        self._actions = np.zeros(num_games, np.int64)
+        self.rng_state = np.random.SeedSequence(seed).generate_state(batch_size, np.uint64)
+        self._actions = np.zeros(batch_size, np.int64)
 
     def act(self, batch: BatchedHungry, games=None) -> np.ndarray:
         """Actions of the movers of ``games`` (default: all), in a reused int64 array."""
@@ -510,4 +510,4 @@ class BatchedPolicy:
 
 def greedy_actions(batch: BatchedHungry, seed: int | None = 0) -> np.ndarray:
     """The greedy policy's action in every game of ``batch`` (see :class:`BatchedPolicy`)."""
-    return BatchedPolicy("greedy", batch.num_games, seed).act(batch).copy()
+    return BatchedPolicy("greedy", batch.batch_size, seed).act(batch).copy()

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from hunger_rl.envs.compiled import jit, jit_allocating
 from hunger_rl.envs.hungry.batched import (
     BONUS_HOLDER,
     COUNTS,
@@ -53,7 +54,6 @@ from hunger_rl.envs.hungry.batched import (
     SECOND,
     TOTALS,
     best_total_and_winner,
-    jit,
     play,
     update_resort,
 )
@@ -190,7 +190,7 @@ def _score_tables(games, num_players, void_tied_second):
             update_resort(games, b, resort, num_players, void_tied_second)
 
 
-@jit
+@jit_allocating
 def _play_out(games, actions, streams, num_players, void_tied_second, shares):
     """Row b plays ``actions[b]``, then every seat plays the forecast policy to the end; seat 0's
     win share."""

@@ -12,46 +12,26 @@ from typing import NamedTuple
 
 import numpy as np
 
+from hunger_rl.envs.compiled import jit_allocating
 from hunger_rl.envs.hungry.batched import (
     CURRENT,
     NUM_PLAYS,
     BatchedHungry,
     deal_next_game,
     first_illegal,
-    jit,
     observation_size,
     play,
     score_game,
     write_mask,
     write_observation,
 )
-from hunger_rl.envs.hungry.engine import NUM_ACTIONS, TOTAL_PLAYS, IllegalActionError
+from hunger_rl.envs.hungry.engine import NUM_ACTIONS, TOTAL_PLAYS
+from hunger_rl.envs.validation import IllegalActionError, check_action_array
 from hunger_rl.policies.hungry_batched import BatchedPolicy, forecast_scratch, policy_action
 
 
-@jit
-def _learner_step(
-    g,
-    actions,
-    learner_seats,
-    stream_seed,
-    game_number,
-    deal_rng,
-    policy_code,
-    policy_rng,
-    num_players,
-    void_tied_second,
-    reward_code,
-    random_first,
-    observations,
-    masks,
-    rewards,
-    terminated,
-    terminal_observations,
-    seat_rewards,
-    final_totals,
-    winners,
-):
+@jit_allocating
+def _learner_step(g, actions, learner_seats, streams, rules, policy, out):
     """Each game: the learner plays its action, then the opponents play until it is to move again.
 
     A negative action plays nothing (opponents only, as after a reset). A game that ends on the
@@ -59,6 +39,11 @@ def _learner_step(
     learner's seat moves one place on (``(seat + 1) % N``), so that a slot visits every seat in
     turn; the opponents then play up to the learner's first turn.
     """
+    seeds, game_number, deal_rng = streams
+    num_players, void_tied_second, reward_code, random_first = rules
+    policy_code, policy_rng = policy
+    (observations, masks, rewards, terminated, final_observations, seat_rewards, final_totals,
+     winners) = out
     scratch = forecast_scratch()
     for b in range(actions.shape[0]):
         terminated[b] = False
@@ -70,10 +55,11 @@ def _learner_step(
             if g[b, NUM_PLAYS] == TOTAL_PLAYS:
                 learner = learner_seats[b]
                 terminated[b] = True
-                score_game(g, b, num_players, reward_code, seat_rewards, final_totals, winners)
+                score_game(g, b, num_players, reward_code, seat_rewards, final_totals,
+                           winners)
                 rewards[b] = seat_rewards[b, learner]
-                write_observation(g, b, learner, num_players, terminal_observations, b)
-                deal_next_game(g, b, stream_seed, game_number, deal_rng, num_players, random_first)
+                write_observation(g, b, learner, num_players, final_observations, b)
+                deal_next_game(g, b, seeds, game_number, deal_rng, num_players, random_first)
                 learner_seats[b] = (learner + 1) % num_players
             if g[b, CURRENT] == learner_seats[b]:
                 break
@@ -103,8 +89,8 @@ class LearnerOutputs(NamedTuple):
     winners: np.ndarray
 
     @classmethod
-    def empty(cls, num_games: int, num_players: int) -> LearnerOutputs:
-        b, n, d = num_games, num_players, observation_size(num_players)
+    def empty(cls, batch_size: int, num_players: int) -> LearnerOutputs:
+        b, n, d = batch_size, num_players, observation_size(num_players)
         return cls(
             observations=np.zeros((b, d), np.float32),
             action_masks=np.zeros((b, NUM_ACTIONS), np.int8),
@@ -142,35 +128,15 @@ def step_learners(
 
 def _run_learner_step(batch, actions, learner_seats, opponents, out):
     if actions is None:
-        actions = np.full(batch.num_games, -1, np.int64)
+        actions = np.full(batch.batch_size, -1, np.int64)
     else:
-        actions = np.asarray(actions, dtype=np.int64)
+        actions = check_action_array(actions, (batch.batch_size,))
         bad = first_illegal(batch.games, batch.all_games, actions)
         if bad >= 0:
             raise IllegalActionError(
                 f"game {bad}: the learner cannot play action {int(actions[bad])}; legal: "
                 f"{np.flatnonzero(batch.legal_masks()[bad]).tolist()}"
             )
-    _learner_step(
-        batch.games,
-        actions,
-        learner_seats,
-        batch.stream_seed,
-        batch.game_number,
-        batch.deal_rng,
-        opponents.code,
-        opponents.rng_state,
-        batch.num_players,
-        batch.void_tied_second,
-        batch.reward_code,
-        batch.random_first,
-        out.observations,
-        out.action_masks,
-        out.rewards,
-        out.terminated,
-        out.final_observations,
-        out.seat_rewards,
-        out.final_totals,
-        out.winners,
-    )
+    _learner_step(batch.games, actions, learner_seats, batch.streams, batch.rules,
+                  (np.int64(opponents.code), opponents.rng_state), tuple(out))
     return out

@@ -13,8 +13,9 @@
   ``terminal_observation``, ``learner_seat``, ``win_share`` and ``episode`` (return, length).
 - Seats: show i starts with the learner at seat ``i % N`` and moves one seat on after each of
   its episodes.
-- Seeds: slot i's first show is ``hunger_show_v0``'s after ``reset(seed=s_i)`` with ``s_i`` from
-  ``SeedSequence(seed)``; later ones follow the batched engine's per-slot stream.
+- Seeds: slot i's first show is ``hunger_show_v0``'s after ``reset(seed=s_i)`` with ``s_i``
+  spread from ``seed`` by the batched engine's ``reset``; later ones follow its per-slot
+  stream.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ import numpy as np
 from gymnasium import spaces
 
 from hunger_rl.envs.hunger_show.batched import BatchedShow
-from hunger_rl.envs.hunger_show.env import NUM_CHOICES, OBSERVATION_HIGH
+from hunger_rl.envs.hunger_show.observation import NUM_CHOICES, OBSERVATION_HIGH
 from hunger_rl.policies.hunger_show_batched import LEARNER, POLICY_KINDS, BatchedShowPolicies
-from hunger_rl.training.batched_vec_env import WholeBatchVecEnv
+from hunger_rl.training.whole_batch_vec_env import WholeBatchVecEnv
 
 
 class BatchedShowVecEnv(WholeBatchVecEnv):
@@ -84,8 +85,7 @@ class BatchedShowVecEnv(WholeBatchVecEnv):
     # -- VecEnv ---------------------------------------------------------------------------------
 
     def reset(self) -> np.ndarray:
-        seeds = np.random.SeedSequence(self._seed).generate_state(self.num_envs, np.uint64)
-        self.batch.reset(seeds=(seeds >> np.uint64(1)).astype(np.int64))
+        self.batch.reset(seed=self._seed)
         if self._seed is not None:
             self._seed += 2  # the next reset deals other shows
         self.learner_seats[:] = np.arange(self.num_envs) % self.num_players

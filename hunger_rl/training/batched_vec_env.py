@@ -15,8 +15,8 @@
   ``Monitor`` would).
 - Seats: game i starts with the learner at seat ``i % N`` and moves one seat on after each of its
   games, so every seat of the turn order is learnt equally.
-- Seeds: game i is first dealt as ``hungry_v0`` after ``reset(seed=s_i)`` with
-  ``s = SeedSequence(seed)``; later games follow the batched engine's per-slot stream.
+- Seeds: game i is first dealt as ``hungry_v0`` after ``reset(seed=s_i)`` with ``s_i`` spread
+  from ``seed`` by the batched engine's ``reset``; later games follow its per-slot stream.
 
 :func:`make_batched_vec_env` mixes opponents: it splits the games between the opponent kinds
 in proportion to weights and joins one such VecEnv per opponent in a :class:`JoinedVecEnv`.
@@ -24,13 +24,11 @@ in proportion to weights and joins one such VecEnv per opponent in a :class:`Joi
 
 from __future__ import annotations
 
-from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env import VecEnv
 
 from hunger_rl.envs.hungry import env as hungry_env
 from hunger_rl.envs.hungry.batched import BatchedHungry
@@ -38,42 +36,11 @@ from hunger_rl.envs.hungry.engine import NUM_ACTIONS
 from hunger_rl.policies.hungry_batched import POLICY_KINDS, BatchedPolicy
 from hunger_rl.training.batched_learner import LearnerOutputs, play_to_learners, step_learners
 from hunger_rl.training.single_agent import MARGIN_SCALE
+from hunger_rl.training.whole_batch_vec_env import WholeBatchVecEnv
 
 # Seeds of the parts of a joined env lie this far apart: each part also offsets its own seed
 # by a few for its opponents and resets.
 PART_SEED_SPACING = 1000
-
-
-class WholeBatchVecEnv(VecEnv):
-    """What the batched VecEnvs share: attributes and methods belong to the whole batch, not to
-    sub-environments, except ``action_masks``, which ``env_method`` hands out per game."""
-
-    @abstractmethod
-    def action_masks(self) -> np.ndarray:
-        """(num_envs, 50) booleans: the learners' legal actions."""
-
-    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
-        return [getattr(self, attr_name)] * len(self._indices(indices))
-
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
-        if method_name == "action_masks":
-            masks = self.action_masks()
-            return [masks[i] for i in self._indices(indices)]
-        result = getattr(self, method_name)(*method_args, **method_kwargs)
-        return [result] * len(self._indices(indices))
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False] * len(self._indices(indices))
-
-    def _indices(self, indices) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        if isinstance(indices, int):
-            return [indices]
-        return list(indices)
 
 
 class BatchedHungryVecEnv(WholeBatchVecEnv):
@@ -90,7 +57,7 @@ class BatchedHungryVecEnv(WholeBatchVecEnv):
         first_player: str = "player_0",
         margin_shaping: float = 0.0,
     ):
-        self.batch = BatchedHungry(num_envs, num_players, reward=reward,
+        self.batch = BatchedHungry(num_players, num_envs, reward=reward,
                                    first_player=first_player, tied_second=tied_second)
         self.margin_shaping = margin_shaping
         self._margins = np.zeros(num_envs)  # the learners' margins after their last step

@@ -31,7 +31,7 @@ def game_positions(num_players: int, positions: int, seed: int,
     """``positions`` (observation vector, action mask) pairs of the players to move, from whole
     games of forecast players (every turn of every game, games in parallel)."""
     games = -(-positions // TOTAL_PLAYS)
-    batch = BatchedHungry(games, num_players, **(game_options or {}))
+    batch = BatchedHungry(num_players, games, **(game_options or {}))
     out = batch.reset(seed=seed)
     players = BatchedPolicy("forecast", games, seed=seed + PLAYER_SEED_OFFSET)
     observations, masks = [], []

@@ -36,11 +36,11 @@ import gymnasium as gym
 import numpy as np
 
 from hunger_rl.envs import game_spec
+from hunger_rl.envs.validation import ILLEGAL_ACTION_MODES, check_choice
 from hunger_rl.policies.base import Policy, RandomPolicy
 from hunger_rl.policies.models.encoders import make_encoder
 from hunger_rl.training.games import training_game
 
-ILLEGAL_ACTION_MODES = ("terminate", "raise")
 # Hungry's score margin shaping counts in tens of points, the scale of its "score" reward.
 MARGIN_SCALE = 10.0
 
@@ -85,9 +85,7 @@ class SingleAgentEnv(gym.Env, ABC):
 
     def __init__(self, game: str, num_players: int, game_options: dict[str, Any] | None = None,
                  opponents: OpponentSource | None = None, illegal_action: str = "terminate"):
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, "
-                             f"got {illegal_action!r}")
+        check_choice(illegal_action, "illegal_action", ILLEGAL_ACTION_MODES)
         self.illegal_action = illegal_action
         self.game_name = game
         self.num_players = num_players

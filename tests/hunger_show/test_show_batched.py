@@ -3,7 +3,6 @@ actions, every observation, mask, reward, elimination, end condition and ranking
 
 from __future__ import annotations
 
-import random
 from types import SimpleNamespace
 
 import numpy as np
@@ -11,27 +10,17 @@ import pytest
 
 from hunger_rl.envs.hunger_show.batched import (
     END_CONDITIONS,
-    HOLD,
-    HOLD_N,
     MAX_PLAYERS,
-    MAX_TOKENS,
     PREFETCH_FROM,
-    ROW_SIZE,
-    SEED_LANES,
-    SEED_SCRATCH_SIZE,
     BatchedShow,
-    _below,
-    _mt_next,
-    _mt_seed_many,
-    _sample_from_pool,
-    _shuffle,
-    _supper,
     stream_seed,
 )
+from hunger_rl.envs.hunger_show.batched.decisions import supper
+from hunger_rl.envs.hunger_show.batched.layout import HOLD, HOLD_N, MAX_TOKENS, ROW_SIZE
 from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
 from hunger_rl.envs.hunger_show.env import ShowParallelEnv
 from hunger_rl.envs.hunger_show.tokens import EVENT_PRESETS, RAFT, token_table
-from hunger_rl.envs.validation import IllegalActionError, InvalidValueError
+from hunger_rl.envs.validation import IllegalActionError, InvalidValueError, NotResetError
 
 VARIANTS = [(characters, events) for characters in (False, True) for events in EVENT_PRESETS]
 
@@ -127,27 +116,6 @@ def test_ten_thousand_batched_shows_per_player_count_match_the_reference(num_pla
                   seed=100 + num_players) >= SHOWS_PER_VARIANT
 
 
-@pytest.mark.parametrize("seed", [0, 1, 12345, 2 ** 32 - 1, 2 ** 32, 2 ** 63 - 1])
-def test_compiled_mersenne_twister_is_pythons_random(seed):
-    mt = np.zeros((1, 625), np.uint32)
-    _mt_seed_many(mt, np.zeros(1, np.int64), 1, np.array([seed]), np.empty(SEED_SCRATCH_SIZE,
-                                                                           np.uint32))
-    reference = random.Random(seed)
-    assert [int(_mt_next(mt, 0)) for _ in range(1300)] == [reference.getrandbits(32)
-                                                           for _ in range(1300)]
-    for n in (1, 2, 3, 5, 6, 7, 24, 30, 1000):
-        assert [_below(mt, 0, n) for _ in range(50)] == [reference.randrange(n)
-                                                         for _ in range(50)]
-    items = np.arange(30)
-    _shuffle(mt, 0, items, 30)
-    expected = list(range(30))
-    reference.shuffle(expected)
-    assert list(items) == expected
-    chosen = np.empty(8, np.int64)
-    _sample_from_pool(mt, 0, np.arange(12), 12, 8, chosen)
-    assert list(chosen) == reference.sample(range(12), 8)
-
-
 def test_supper_is_the_default_decision_on_random_holdings():
     """Holdings crowded with low food and ties of value and kind, so that every S15 pattern
     and the S21d tie-breaks (3 + 1 against 2 + 2 by kinds, then ids) are met."""
@@ -169,7 +137,7 @@ def test_supper_is_the_default_decision_on_random_holdings():
         row[HOLD + seat * MAX_TOKENS:HOLD + seat * MAX_TOKENS + len(holding)] = holding
         row[HOLD_N + seat] = len(holding)
         game.holdings = {seat: holding}
-        eaten = _supper(row, seat, meal)
+        eaten = supper(row, seat, meal)
         if sum(value[t] for t in holding if category[t] != RAFT) < 4:
             assert eaten == 0, holding
             continue
@@ -177,37 +145,6 @@ def test_supper_is_the_default_decision_on_random_holdings():
         assert list(meal[:eaten]) == expected, holding
         patterns.add(tuple(value[t] for t in expected))
     assert patterns == {(4,), (3, 1), (2, 2), (2, 1, 1), (1, 1, 1, 1), (3, 2), (3, 3)}
-
-
-def test_seeding_many_shows_at_once_is_seeding_each():
-    special = [0, 2 ** 32 - 1, 7, 2 ** 32, 2 ** 63 - 1]
-    # two full blocks of lanes and an odd part of one
-    seeds = np.array(special + [3 ** k % 2 ** 63 for k in range(1, 2 * SEED_LANES + 3)])
-    mt = np.zeros((len(seeds) + 2, 625), np.uint32)
-    shows = np.random.default_rng(0).permutation(len(seeds) + 2)[:len(seeds)]
-    _mt_seed_many(mt, shows, len(shows), seeds, np.empty(SEED_SCRATCH_SIZE, np.uint32))
-    for show, seed in zip(shows, seeds, strict=True):
-        reference = random.Random(int(seed))
-        assert [int(_mt_next(mt, show)) for _ in range(700)] == [reference.getrandbits(32)
-                                                                for _ in range(700)]
-    assert not np.delete(mt, shows, axis=0).any()
-
-
-def test_draws_of_shows_seeded_at_once_are_pythons():
-    """Shuffles and draws through the words twisted ahead at seeding, the words twisted as
-    drawn, and the next twist."""
-    seeds = np.array([2 ** 40 + 3, 12345])
-    mt = np.zeros((2, 625), np.uint32)
-    _mt_seed_many(mt, np.arange(2), 2, seeds, np.empty(SEED_SCRATCH_SIZE, np.uint32))
-    for show, seed in enumerate(seeds):
-        reference = random.Random(int(seed))
-        for _ in range(40):
-            items = np.arange(30)
-            _shuffle(mt, show, items, 30)
-            expected = list(range(30))
-            reference.shuffle(expected)
-            assert list(items) == expected
-            assert _below(mt, show, 1000) == reference.randrange(1000)
 
 
 def test_restart_deals_each_listed_show_its_next_seed_in_turn():
@@ -261,7 +198,7 @@ def test_refused_inputs_name_the_problem_and_change_nothing():
     with pytest.raises(InvalidValueError, match="decision_mode"):
         BatchedShow(4, 2, decision_mode="agents")
     batch = BatchedShow(2, 3)
-    with pytest.raises(InvalidValueError, match="reset"):
+    with pytest.raises(NotResetError, match="reset"):
         batch.step(np.zeros((3, 2), np.int64))
     batch.reset(seed=1)
     games, observations = batch.games.copy(), batch.outputs.observations.copy()

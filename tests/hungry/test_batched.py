@@ -29,7 +29,7 @@ def play_one_game_each(batch, policy):
         chosen = policy.act(batch).copy()
         actions.append(chosen)
         out = batch.step(chosen)
-        totals.append(out.final_totals.copy() if out.terminated.all() else batch.totals.copy())
+        totals.append(out.final_totals.copy() if out.done.all() else batch.totals.copy())
     return np.array(actions).T, np.array(totals).transpose(1, 0, 2), np.array(masks)
 
 
@@ -38,12 +38,12 @@ def test_ten_thousand_games_match_the_reference_engine(num_players):
     """Deals, final scores, winners and rewards of 10,000 games; masks and totals every turn
     of the first 1,000 (the slow test compares every observation of all 10,000)."""
     seeds = np.arange(GAMES_PER_PLAYER_COUNT) + 1000 * num_players
-    batch = BatchedHungry(GAMES_PER_PLAYER_COUNT, num_players)
+    batch = BatchedHungry(num_players, GAMES_PER_PLAYER_COUNT)
     batch.reset(seeds=seeds)
     first_hands = batch.hands.copy()
     actions, totals, masks = play_one_game_each(batch, BatchedPolicy("random", len(seeds), 1))
     out = batch.outputs
-    assert out.terminated.all()
+    assert out.done.all()
     for game, seed in enumerate(seeds.tolist()):
         state = HungryState.new_game(num_players, np.random.default_rng(seed))
         np.testing.assert_array_equal(state.hands, first_hands[game])
@@ -87,7 +87,7 @@ def test_ten_thousand_games_observation_by_observation(num_players):
 
 def compare_with_hungry_v0(num_players, num_games, options, policy_kind):
     seeds = np.arange(num_games) + 7 * num_players
-    batch = BatchedHungry(num_games, num_players, **options)
+    batch = BatchedHungry(num_players, num_games, **options)
     out = batch.reset(seeds=seeds)
     envs = []
     for seed in seeds.tolist():
@@ -106,7 +106,7 @@ def compare_with_hungry_v0(num_players, num_games, options, policy_kind):
         out = batch.step(actions)
         for env, action in zip(envs, actions.tolist(), strict=True):
             env.step(action)
-    assert out.terminated.all()
+    assert out.done.all()
     for game, env in enumerate(envs):
         rewards = [env.rewards[a] for a in env.possible_agents]
         np.testing.assert_array_equal(out.rewards[game], np.float32(rewards))
@@ -121,13 +121,13 @@ def test_auto_reset_deals_the_slot_stream(random_first):
     """After a game ends, slot i plays game 1 of its stream, replayable in the reference engine."""
     num_players, num_games = 3, 200
     first_player = "random" if random_first else "player_0"
-    batch = BatchedHungry(num_games, num_players, first_player=first_player)
+    batch = BatchedHungry(num_players, num_games, first_player=first_player)
     seeds = np.arange(num_games) * 31 + 5
     batch.reset(seeds=seeds)
     policy = BatchedPolicy("random", num_games, seed=3)
     for _ in range(TOTAL_PLAYS):
         out = batch.step(policy.act(batch).copy())
-    assert out.terminated.all() and (batch.num_plays == 0).all()
+    assert out.done.all() and (batch.num_plays == 0).all()
     states = []
     for game, seed in enumerate(seeds.tolist()):
         order, first = stream_deck(seed, 1, num_players, random_first)
@@ -141,7 +141,7 @@ def test_auto_reset_deals_the_slot_stream(random_first):
         out = batch.step(actions)
         for state, action in zip(states, actions.tolist(), strict=True):
             state.apply_action(action)
-    assert out.terminated.all()
+    assert out.done.all()
     for game, state in enumerate(states):
         assert list(state.score().totals) == out.final_totals[game].tolist()
     if random_first:
@@ -158,7 +158,7 @@ def test_stream_deals_are_reproducible_and_distinct():
 
 
 def test_illegal_action_raises_and_changes_nothing():
-    batch = BatchedHungry(4, 2)
+    batch = BatchedHungry(2, 4)
     batch.reset(seeds=[0, 1, 2, 3])
     before = batch.games.copy()
     actions = BatchedPolicy("random", 4, 0).act(batch).copy()
@@ -173,7 +173,7 @@ def test_illegal_action_raises_and_changes_nothing():
 
 
 def test_step_games_steps_only_the_given_games():
-    batch = BatchedHungry(6, 4)
+    batch = BatchedHungry(4, 6)
     batch.reset(seed=0)
     policy = BatchedPolicy("random", 6, 0)
     games = np.array([1, 4])
@@ -182,7 +182,7 @@ def test_step_games_steps_only_the_given_games():
 
 
 def test_reset_with_one_seed_is_reproducible():
-    first, second = BatchedHungry(8, 2), BatchedHungry(8, 2)
+    first, second = BatchedHungry(2, 8), BatchedHungry(2, 8)
     np.testing.assert_array_equal(
         first.reset(seed=5).observations.copy(), second.reset(seed=5).observations
     )
@@ -190,7 +190,7 @@ def test_reset_with_one_seed_is_reproducible():
 
 
 def test_masks_mark_both_destinations_of_held_cards():
-    batch = BatchedHungry(50, 3)
+    batch = BatchedHungry(3, 50)
     out = batch.reset(seed=1)
     np.testing.assert_array_equal(out.action_masks, batch.legal_masks())
     assert (out.action_masks[:, 0::2] == out.action_masks[:, 1::2]).all()
@@ -199,7 +199,7 @@ def test_masks_mark_both_destinations_of_held_cards():
 
 def test_greedy_takes_the_best_margin():
     """Greedy's pick leaves a margin no other legal action beats (checked with the engine)."""
-    batch = BatchedHungry(64, 2)
+    batch = BatchedHungry(2, 64)
     batch.reset(seed=2)
     policy = BatchedPolicy("random", 64, 2)
     for _ in range(20):

@@ -17,7 +17,7 @@ from hunger_rl.policies.hungry_batched import (
 def test_values_from_observations_match_the_engine_rows(num_players):
     """Rebuilding a game row from what the mover sees gives the values of the real row, which
     also holds the hidden hands and deck: so the forecast reads public information only."""
-    batch = BatchedHungry(32, num_players)
+    batch = BatchedHungry(num_players, 32)
     out = batch.reset(seed=num_players)
     opponents = BatchedPolicy("random", 32, seed=0)
     scratch = forecast_scratch()
@@ -35,7 +35,7 @@ def test_values_from_observations_match_the_engine_rows(num_players):
 def test_forecast_plays_the_expert_choice_mostly():
     """Its values approximate the expert's: in random positions it usually picks a play the
     expert ranks best or close to it."""
-    batch = BatchedHungry(64, 2)
+    batch = BatchedHungry(2, 64)
     out = batch.reset(seed=5)
     random_moves = BatchedPolicy("random", 64, seed=1)
     expert, forecast = ExpertHungryPolicy(), ForecastHungryPolicy()

@@ -4,9 +4,12 @@ import numpy as np
 import pytest
 
 from hunger_rl.envs import hunger_show_v0, hungry_v0
+from hunger_rl.envs.hungry.batched import BatchedHungry
 from hunger_rl.envs.hungry.engine import FULL_DECK, NUM_STARS, action_resort
 from hunger_rl.envs.hungry.view import HungryView, public_view
 from hunger_rl.policies.hunger_show import ShowView, crowd_values, recent_habits
+from hunger_rl.policies.hungry import GreedyHungryPolicy
+from hunger_rl.policies.hungry_batched import BatchedPolicy, greedy_actions
 from hunger_rl.policies.registry import make_policy, policy_specs
 
 HUNGRY_SPECS = ["random", "greedy", "expert", "forecast", "search:8"]
@@ -201,3 +204,22 @@ def test_crowd_plays_a_best_crowd_value():
         values, _ = crowd_values(view, actions, recent_habits(view, actions), reply_rounds=1)
         chosen = policy.act(observations[agent], np.random.default_rng(0))
         assert values[list(actions).index(chosen)] == pytest.approx(values.max())
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_compiled_greedy_picks_are_the_python_greedy_values(num_players):
+    """The batched engine's compiled greedy player and GreedyHungryPolicy, its Python twin,
+    value the plays alike: the compiled pick is one of the Python player's best plays, in
+    positions from random play."""
+    batch = BatchedHungry(num_players, 48)
+    out = batch.reset(seed=num_players)
+    random_players = BatchedPolicy("random", 48, seed=1)
+    for turn in range(40):
+        picks = greedy_actions(batch, seed=turn)
+        for game in range(48):
+            observation = {"observation": out.observations[game],
+                           "action_mask": out.action_masks[game]}
+            actions, values = GreedyHungryPolicy.values(observation)
+            best = set(actions[values >= values.max() - 1e-9].tolist())
+            assert int(picks[game]) in best, (turn, game)
+        out = batch.step(random_players.act(batch).copy())

@@ -38,7 +38,7 @@ SCORER_RUN = {
 
 def positions(num_players=2, games=32, moves=20):
     """Observations of the movers along random games."""
-    batch = BatchedHungry(games, num_players)
+    batch = BatchedHungry(num_players, games)
     out = batch.reset(seed=11)
     moves_policy = BatchedPolicy("random", games, seed=2)
     seen = []

@@ -69,7 +69,7 @@ def reference_encoding(observation, num_players, tied_second):
 
 def observations_of_games(num_players, tied_second, games=32, seed=0):
     """Observations of every seat over whole greedy and random games (ties of all kinds)."""
-    batch = BatchedHungry(games, num_players, tied_second=tied_second)
+    batch = BatchedHungry(num_players, games, tied_second=tied_second)
     batch.reset(seed=seed)
     greedy = BatchedPolicy("greedy", games, seed=seed)
     random = BatchedPolicy("random", games, seed=seed + 1)

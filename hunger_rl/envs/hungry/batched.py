@@ -17,12 +17,13 @@ The games that follow in slot i come from the slot's own stream: game ``e`` (e =
 slot i is dealt by :func:`stream_deck` ``(s_i, e)``, a counter-based shuffle (SplitMix64 keyed by
 the slot seed and the game number), because a NumPy ``Generator`` per auto-reset would cost more
 than the games themselves. A slot's sequence of deals depends only on its seed, never on the other
-slots or on the actions.
+slots or on the actions. ``reset(seed=s)`` spreads one seed into the slots' seeds as both batched
+engines do (their contract: docs/architecture.md).
 
 Layout. Every small field of one game lives in one int8 row of ``BatchedHungry.games`` (offsets
 below, sized for 4 players whatever the player count), so the compiled code touches one
-contiguous block per game and passes one array around; the deal streams are separate uint64
-arrays.
+contiguous block per game and passes one array around; the slot seeds and deal streams are
+separate arrays.
 
 Public API. Besides :class:`BatchedHungry`, the row offsets and the compiled rules
 (:func:`play`, :func:`update_resort`, :func:`score_game`, :func:`write_observation`, ...) are
@@ -35,9 +36,17 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
+from hunger_rl.envs.compiled import (
+    MAX_SEED,
+    check_seeds,
+    jit,
+    r1_reward,
+    random_below,
+    splitmix_key,
+    spread_seeds,
+)
 from hunger_rl.envs.hungry.engine import (
     ACTION_RESORT,
     COPIES_PER_TYPE,
@@ -56,11 +65,18 @@ from hunger_rl.envs.hungry.engine import (
     TOTAL_PLAYS,
     TWO_HOMES_BONUS,
     HungryState,
-    IllegalActionError,
     check_num_players,
     describe_action,
 )
 from hunger_rl.envs.hungry.observation import REWARD_MODES, SCORE_SCALE, observation_layout
+from hunger_rl.envs.validation import (
+    IllegalActionError,
+    InvalidValueError,
+    NotResetError,
+    check_action_array,
+    check_choice,
+    check_int,
+)
 
 NO_PLAYER = -1
 _REWARD_CODES = {"win": 0, "score": 1}
@@ -85,20 +101,17 @@ NUM_PLAYS = CURRENT + 1
 BONUS_HOLDER = NUM_PLAYS + 1  # holder of the two-homes bonus so far (H8), or NO_PLAYER
 ROW_SIZE = BONUS_HOLDER + 1
 
-# Compiled once and cached on disk; without the GIL, so other threads run meanwhile. numba
-# compiles a function once per distinct argument types, and types an int8 read from a row, or a
-# Python int constant (a literal), apart from an int64: callers pass seats and game indices as
-# np.int64, so that each helper compiles once.
-jit = numba.njit(cache=True, nogil=True)
-
 
 class StepOutputs(NamedTuple):
-    """What one step reports; the arrays are reused (overwritten) by the next step.
+    """What a step (or reset) reports; the arrays are reused (overwritten) by the next step.
 
-    ``observations[b]`` and ``action_masks[b]`` are those of the player to move in game b (its
-    next game if the step ended one), ``to_move[b]`` that player. ``rewards[b, p]`` is seat p's
-    terminal reward, zero unless ``terminated[b]``; ``final_totals`` and ``winners`` are filled
-    only where ``terminated``.
+    The batched engines' contract (docs/architecture.md): ``observations[b]`` and
+    ``action_masks[b]`` are those of the player to move in game b, ``to_move[b]`` that player (in
+    a game that ended in this step: of its next game, dealt at once). ``rewards[b, p]``: seat p's
+    reward for this step (terminal: zero unless the game ended). ``terminated[b, p]``: seat p left
+    game b in this step (all seats at once, when the game ends); ``done[b]``: game b ended in this
+    step. Where ``done``: ``winners``, ``final_totals`` and, for the seat given as final observer
+    to :meth:`BatchedHungry.step_games`, ``final_observations[b]`` (its last observation).
     """
 
     observations: np.ndarray
@@ -106,38 +119,13 @@ class StepOutputs(NamedTuple):
     to_move: np.ndarray
     rewards: np.ndarray
     terminated: np.ndarray
-    final_totals: np.ndarray
+    done: np.ndarray
+    final_observations: np.ndarray
     winners: np.ndarray
+    final_totals: np.ndarray
 
 
-# -- random numbers -------------------------------------------------------------------------------
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_2 = np.uint64(0x94D049BB133111EB)
-
-
-@jit
-def _splitmix_finish(z):
-    z = (z ^ (z >> np.uint64(30))) * _MIX_1
-    z = (z ^ (z >> np.uint64(27))) * _MIX_2
-    return z ^ (z >> np.uint64(31))
-
-
-@jit
-def random_below(rng_state, slot, n):
-    """A random integer in 0..n-1 from ``rng_state[slot]`` (SplitMix64), advancing it.
-
-    Multiply-shift on the top 32 bits: the bias is below 2**-26 for the n <= 50 used here.
-    """
-    rng_state[slot] += _GOLDEN
-    high = _splitmix_finish(rng_state[slot]) >> np.uint64(32)
-    return np.int64((high * np.uint64(n)) >> np.uint64(32))
-
-
-@jit
-def _stream_key(seed, game_number):
-    return _splitmix_finish(_splitmix_finish(seed + _GOLDEN) + np.uint64(game_number))
+# -- deals ----------------------------------------------------------------------------------------
 
 
 @jit
@@ -147,7 +135,7 @@ def _shuffle_deal(g, b, deal_rng, seed, game_number, num_players, random_first):
     The first player (when random) is drawn before the shuffle, as in ``hungry_v0``; the shuffle
     is Fisher-Yates from the last position down.
     """
-    deal_rng[b] = _stream_key(seed, game_number)
+    deal_rng[b] = splitmix_key(seed, game_number)
     first = 0
     if random_first:
         first = random_below(deal_rng, b, num_players)
@@ -266,9 +254,10 @@ def _update_bonus(g, b):
 @jit
 def _deal(g, b, num_players, first_player):
     """Start game b from its order: 2 removed, 8 dealt per seat in seat order (H2)."""
-    order = g[b, ORDER : ORDER + DECK_SIZE].copy()
-    g[b, :] = 0
-    g[b, ORDER : ORDER + DECK_SIZE] = order
+    for i in range(ORDER):  # everything but the order is cleared
+        g[b, i] = 0
+    for i in range(ORDER + DECK_SIZE, ROW_SIZE):
+        g[b, i] = 0
     for i in range(NUM_RESORTS):
         g[b, FIRST + i] = NO_PLAYER
         g[b, SECOND + i] = NO_PLAYER
@@ -277,16 +266,18 @@ def _deal(g, b, num_players, first_player):
     for p in range(num_players):
         g[b, HAND_SIZES + p] = HAND_SIZE
         for _ in range(HAND_SIZE):
-            g[b, HANDS + p * NUM_CARD_TYPES + order[position]] += 1
+            g[b, HANDS + p * NUM_CARD_TYPES + g[b, ORDER + position]] += 1
             position += 1
     g[b, DECK_POS] = position
     g[b, CURRENT] = first_player
 
 
 @jit
-def deal_next_game(g, b, stream_seed, game_number, deal_rng, num_players, random_first):
+def deal_next_game(g, b, seeds, game_number, deal_rng, num_players, random_first):
+    """Deal game b's next game from its slot's stream (module docstring)."""
     game_number[b] += 1
-    first = _shuffle_deal(g, b, deal_rng, stream_seed[b], game_number[b], num_players, random_first)
+    first = _shuffle_deal(g, b, deal_rng, np.uint64(seeds[b]), game_number[b], num_players,
+                          random_first)
     _deal(g, b, num_players, first)
 
 
@@ -345,7 +336,7 @@ def score_game(g, b, num_players, reward_code, rewards_out, totals_out, winners_
     for p in range(num_players):
         if reward_code == 0:
             share = 1.0 / num_winners if winners_out[b, p] else 0.0
-            rewards_out[b, p] = num_players / (num_players - 1) * (share - 1.0 / num_players)
+            rewards_out[b, p] = r1_reward(num_players, share)
         else:
             others = (total_sum - g[b, TOTALS + p]) / (num_players - 1)
             rewards_out[b, p] = (g[b, TOTALS + p] - others) / SCORE_SCALE
@@ -406,16 +397,17 @@ def _seat_after(seat, k, num_players):
 
 
 @jit
-def mover_hand(g, b):
-    """The 25 card counts of the player to move in game b (a view)."""
-    hand = HANDS + np.int64(g[b, CURRENT]) * NUM_CARD_TYPES
-    return g[b, hand : hand + NUM_CARD_TYPES]
+def mover_hand_start(g, b):
+    """Where the 25 card counts of the player to move in game b start in its row (an offset:
+    a ``jit`` function returns no view)."""
+    return HANDS + np.int64(g[b, CURRENT]) * NUM_CARD_TYPES
 
 
 @jit
 def write_mask(g, b, out):
     """Legal actions of the player to move in game b: both destinations of each held card type."""
-    hand = mover_hand(g, b)
+    start = mover_hand_start(g, b)
+    hand = g[b, start : start + NUM_CARD_TYPES]
     mask = out[b]
     for t in range(NUM_CARD_TYPES):
         held = hand[t] > 0
@@ -437,39 +429,30 @@ def first_illegal(g, games, actions):
 
 
 @jit
-def _step_games(
-    g,
-    games,
-    actions,
-    stream_seed,
-    game_number,
-    deal_rng,
-    num_players,
-    void_tied_second,
-    reward_code,
-    random_first,
-    observations,
-    masks,
-    to_move,
-    rewards,
-    terminated,
-    final_totals,
-    winners,
-    final_observers,
-    final_observations,
-):
-    """Play ``actions[i]`` in game ``games[i]``; finish, re-deal and observe as :meth:`step`."""
+def _step_games(g, games, actions, final_observers, streams, rules, out):
+    """Play ``actions[i]`` in game ``games[i]``; finish, re-deal and observe as :meth:`step`.
+
+    ``streams``: (seeds, game_number, deal_rng); ``rules``: (num_players, void_tied_second,
+    reward_code, random_first); ``out``: the arrays of the :class:`StepOutputs`, as a plain
+    tuple (numba types a named tuple argument in Python, a microsecond a call)."""
+    seeds, game_number, deal_rng = streams
+    num_players, void_tied_second, reward_code, random_first = rules
+    (observations, masks, to_move, rewards, terminated, done, final_observations, winners,
+     final_totals) = out
     for i in range(games.shape[0]):
         b = games[i]
         play(g, b, actions[i], num_players, void_tied_second)
-        if g[b, NUM_PLAYS] == TOTAL_PLAYS:
-            terminated[b] = True
+        ended = g[b, NUM_PLAYS] == TOTAL_PLAYS
+        done[b] = ended
+        for p in range(num_players):
+            terminated[b, p] = ended
+        if ended:
             score_game(g, b, num_players, reward_code, rewards, final_totals, winners)
             if final_observers.shape[0] > 0:
-                write_observation(g, b, final_observers[b], num_players, final_observations, b)
-            deal_next_game(g, b, stream_seed, game_number, deal_rng, num_players, random_first)
+                write_observation(g, b, final_observers[b], num_players, final_observations,
+                                  b)
+            deal_next_game(g, b, seeds, game_number, deal_rng, num_players, random_first)
         else:
-            terminated[b] = False
             for p in range(num_players):
                 rewards[b, p] = 0.0
         mover = np.int64(g[b, CURRENT])
@@ -501,53 +484,49 @@ def observation_size(num_players: int) -> int:
 
 
 class BatchedHungry:
-    """``num_games`` games of Hungry for ``num_players`` players, stepped together.
+    """``batch_size`` games of Hungry for ``num_players`` players, stepped together.
 
     Options as ``hungry_v0.raw_env``: ``reward`` ("win": R1, or "score"), ``first_player``
     ("player_0" or "random"), ``tied_second`` ("next" or "void"). Call :meth:`reset` first.
+    The batched engines' contract: docs/architecture.md.
     """
 
-    def __init__(
-        self,
-        num_games: int,
-        num_players: int = 2,
-        reward: str = "win",
-        first_player: str = "player_0",
-        tied_second: str = "next",
-    ):
-        check_num_players(num_players)
-        if num_games < 1:
-            raise ValueError(f"num_games must be at least 1, got {num_games}")
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
-        if first_player not in ("player_0", "random"):
-            raise ValueError(f"first_player must be 'player_0' or 'random', got {first_player!r}")
-        if tied_second not in TIED_SECOND_RULES:
-            raise ValueError(f"tied_second must be one of {TIED_SECOND_RULES}, got {tied_second!r}")
-        self.num_games = num_games
-        self.num_players = num_players
+    def __init__(self, num_players: int, batch_size: int, *, reward: str = "win",
+                 first_player: str = "player_0", tied_second: str = "next"):
+        self.num_players = n = check_num_players(num_players)
+        self.batch_size = b = check_int(batch_size, "batch_size", low=1)
+        check_choice(reward, "reward", REWARD_MODES)
+        check_choice(first_player, "first_player", ("player_0", "random"))
+        check_choice(tied_second, "tied_second", TIED_SECOND_RULES)
         self.reward_mode = reward
         self.random_first = first_player == "random"
         self.tied_second = tied_second
         self.void_tied_second = tied_second == "void"
         self.reward_code = _REWARD_CODES[reward]
-        b, n = num_games, num_players
+        self.observation_size = observation_size(n)
         self.games = np.zeros((b, ROW_SIZE), np.int8)
-        self.stream_seed = np.zeros(b, np.uint64)
+        self.seeds = np.zeros(b, np.int64)
         self.game_number = np.zeros(b, np.int64)
         self.deal_rng = np.zeros(b, np.uint64)
+        # What the compiled steps take: the slots' deal streams (module docstring) and the rules.
+        self.streams = (self.seeds, self.game_number, self.deal_rng)
+        self.rules = (np.int64(n), self.void_tied_second, np.int64(self.reward_code),
+                      self.random_first)
         self.all_games = np.arange(b, dtype=np.int64)
         self._no_observers = np.zeros(0, np.int64)
-        self.final_observations = np.zeros((b, observation_size(n)), np.float32)
         self.outputs = StepOutputs(
-            observations=np.zeros((b, observation_size(n)), np.float32),
+            observations=np.zeros((b, self.observation_size), np.float32),
             action_masks=np.zeros((b, NUM_ACTIONS), np.int8),
             to_move=np.zeros(b, np.int8),
             rewards=np.zeros((b, n), np.float32),
-            terminated=np.zeros(b, np.bool_),
-            final_totals=np.zeros((b, n), np.int8),
+            terminated=np.zeros((b, n), np.bool_),
+            done=np.zeros(b, np.bool_),
+            final_observations=np.zeros((b, self.observation_size), np.float32),
             winners=np.zeros((b, n), np.bool_),
+            final_totals=np.zeros((b, n), np.int8),
         )
+        self._output_arrays = tuple(self.outputs)
+        self._reset_called = False
 
     # -- views of the state (numpy, for inspection and tests) ---------------------------------
 
@@ -555,13 +534,13 @@ class BatchedHungry:
     def hands(self) -> np.ndarray:
         """(B, N, 25) cards in hand per player and card type (a view)."""
         block = self.games[:, HANDS : HANDS + MAX_PLAYERS * NUM_CARD_TYPES]
-        return block.reshape(self.num_games, MAX_PLAYERS, NUM_CARD_TYPES)[:, : self.num_players]
+        return block.reshape(self.batch_size, MAX_PLAYERS, NUM_CARD_TYPES)[:, : self.num_players]
 
     @property
     def placed(self) -> np.ndarray:
         """(B, N, 50) tourists placed per player and action (a view)."""
         block = self.games[:, PLACED : PLACED + MAX_PLAYERS * NUM_ACTIONS]
-        return block.reshape(self.num_games, MAX_PLAYERS, NUM_ACTIONS)[:, : self.num_players]
+        return block.reshape(self.batch_size, MAX_PLAYERS, NUM_ACTIONS)[:, : self.num_players]
 
     @property
     def totals(self) -> np.ndarray:
@@ -583,24 +562,27 @@ class BatchedHungry:
     # -- episodes -----------------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, seeds=None) -> StepOutputs:
-        """Deal every game: game i as ``hungry_v0`` after ``reset(seed=seeds[i])``.
+        """Deal every game: game b as ``hungry_v0`` after ``reset(seed=seeds[b])``.
 
-        Without ``seeds``, they are drawn from ``seed`` (``SeedSequence(seed)``; fresh entropy
-        when ``seed`` is None). Each slot's later games come from its stream (module docstring).
+        ``seeds``: one per game, in 0 .. MAX_SEED; or else ``seed`` spread into one per game
+        (:func:`~hunger_rl.envs.compiled.spread_seeds`; fresh entropy when None), not both.
+        Each slot's later games come from its stream (module docstring).
         """
         if seeds is None:
-            seeds = np.random.SeedSequence(seed).generate_state(self.num_games, np.uint64)
-        seeds = np.asarray(seeds)
-        if seeds.shape != (self.num_games,):
-            raise ValueError(f"seeds must hold one seed per game ({self.num_games})")
+            seeds = spread_seeds(seed, self.batch_size)
+        elif seed is not None:
+            raise InvalidValueError("give seed or seeds, not both")
+        seeds = check_seeds(seeds, self.batch_size)
         for b, game_seed in enumerate(seeds.tolist()):
             self.deal(b, game_seed)
         out = self.outputs
         out.rewards[:] = 0
         out.terminated[:] = False
+        out.done[:] = False
         _observe_movers(
             self.games, self.num_players, out.observations, out.action_masks, out.to_move
         )
+        self._reset_called = True
         return out
 
     def deal(self, game: int, seed: int) -> None:
@@ -608,6 +590,8 @@ class BatchedHungry:
 
         Only the state changes; the outputs are refreshed by the next step or reset.
         """
+        game = check_int(game, "game", low=0, high=self.batch_size - 1)
+        seed = check_int(seed, "seed", low=0, high=MAX_SEED)
         rng = np.random.default_rng(seed)
         first = int(rng.integers(self.num_players)) if self.random_first else 0
         dealt = HungryState.new_game(self.num_players, rng=rng, first_player=first)
@@ -615,15 +599,16 @@ class BatchedHungry:
         hand_cards = [np.repeat(np.arange(NUM_CARD_TYPES), row) for row in dealt.hands]
         order = np.concatenate([dealt.removed, *hand_cards, dealt.deck])
         self.games[game, ORDER : ORDER + DECK_SIZE] = order
-        self.stream_seed[game] = np.uint64(seed % 2**64)
+        self.seeds[game] = seed
         self.game_number[game] = 0
         _deal(self.games, game, self.num_players, first)
 
     # -- stepping -----------------------------------------------------------------------------
 
     def step(self, actions) -> StepOutputs:
-        """Play ``actions[b]`` in every game b (B agent-steps); auto-reset finished games."""
-        return self.step_games(self.all_games, actions)
+        """Play ``actions[b]`` in every game b (B agent-steps); auto-reset finished games.
+        Raises :class:`IllegalActionError`, changing nothing, if any action is not legal."""
+        return self._step_checked_games(self.all_games, actions, self._no_observers)
 
     def step_games(self, games, actions, final_observers=None) -> StepOutputs:
         """Play ``actions[i]`` in game ``games[i]`` only; other games' output rows are stale.
@@ -632,10 +617,24 @@ class BatchedHungry:
         last observation of that seat into ``final_observations[b]`` before it is dealt again.
         Raises :class:`IllegalActionError`, changing nothing, if any action is not legal.
         """
-        games = np.asarray(games, dtype=np.int64)
-        actions = np.asarray(actions, dtype=np.int64)
-        if actions.shape != games.shape:
-            raise ValueError(f"expected {games.shape[0]} actions, got shape {actions.shape}")
+        games = self.check_games(games)
+        if final_observers is None:
+            final_observers = self._no_observers
+        else:
+            final_observers = np.asarray(final_observers)
+            if (final_observers.shape != (self.batch_size,) or final_observers.dtype.kind
+                    not in "iu" or final_observers.min() < 0
+                    or final_observers.max() >= self.num_players):
+                raise InvalidValueError(f"final_observers must be one seat (0.."
+                                        f"{self.num_players - 1}) per game of the batch")
+            final_observers = final_observers.astype(np.int64, copy=False)
+        return self._step_checked_games(games, actions, final_observers)
+
+    def _step_checked_games(self, games, actions, final_observers) -> StepOutputs:
+        """:meth:`step_games` once ``games`` and ``final_observers`` are known to be valid."""
+        if not self._reset_called:
+            raise NotResetError("call reset() before step()")
+        actions = check_action_array(actions, games.shape)
         bad = first_illegal(self.games, games, actions)
         if bad >= 0:
             game, action = int(games[bad]), int(actions[bad])
@@ -645,36 +644,26 @@ class BatchedHungry:
                 f"game {game}: player {int(self.current_player[game])} cannot play action "
                 f"{action} ({what}); legal: {legal}"
             )
-        out = self.outputs
-        _step_games(
-            self.games,
-            games,
-            actions,
-            self.stream_seed,
-            self.game_number,
-            self.deal_rng,
-            self.num_players,
-            self.void_tied_second,
-            self.reward_code,
-            self.random_first,
-            out.observations,
-            out.action_masks,
-            out.to_move,
-            out.rewards,
-            out.terminated,
-            out.final_totals,
-            out.winners,
-            self._no_observers if final_observers is None else final_observers,
-            self.final_observations,
-        )
-        return out
+        _step_games(self.games, games, actions, final_observers, self.streams, self.rules,
+                    self._output_arrays)
+        return self.outputs
+
+    def check_games(self, games) -> np.ndarray:
+        """``games`` as int64 indices of games of the batch, else InvalidValueError."""
+        games = np.asarray(games)
+        if games.ndim != 1 or games.dtype.kind not in "iu":
+            raise InvalidValueError(f"games must be a 1-d array of game indices, got shape "
+                                    f"{games.shape} dtype {games.dtype}")
+        if games.size and (games.min() < 0 or games.max() >= self.batch_size):
+            raise InvalidValueError(f"games must be in 0..{self.batch_size - 1}")
+        return games.astype(np.int64, copy=False)
 
     # -- queries ------------------------------------------------------------------------------
 
     def legal_masks(self) -> np.ndarray:
         """Fresh (B, 50) int8 masks of the players to move."""
         held = self.hands[self.all_games, self.current_player] > 0
-        masks = np.zeros((self.num_games, NUM_ACTIONS), np.int8)
+        masks = np.zeros((self.batch_size, NUM_ACTIONS), np.int8)
         masks[:, 0::2] = held
         masks[:, 1::2] = held
         return masks
@@ -682,8 +671,6 @@ class BatchedHungry:
     def observe(self, observers) -> np.ndarray:
         """Fresh (B, D) observations: game b as seen by seat ``observers[b]``."""
         observers = np.asarray(observers, dtype=np.int64)
-        out = np.zeros((self.num_games, observation_size(self.num_players)), np.float32)
+        out = np.zeros((self.batch_size, self.observation_size), np.float32)
         _observe_seats(self.games, observers, self.num_players, out)
         return out
-
-

@@ -27,6 +27,7 @@ from hunger_rl.envs.hungry.observation import (
 )
 from hunger_rl.envs.rewards import r1_rewards, win_shares
 from hunger_rl.envs.validation import (
+    ILLEGAL_ACTION_MODES,
     IllegalActionError,
     InvalidValueError,
     NotResetError,
@@ -38,7 +39,6 @@ from hunger_rl.envs.validation import (
 )
 from hunger_rl.envs.wrappers import OrderEnforcer, TerminateIllegal
 
-ILLEGAL_ACTION_MODES = ("raise", "terminate")
 # Where the legal actions travel: in a Dict observation (PettingZoo's classic envs) or in
 # ``info["action_mask"]`` beside a flat Box observation (AgileRL, SuperSuit's Box-only wrappers).
 ACTION_MASK_MODES = ("observation", "info")

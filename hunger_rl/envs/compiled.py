@@ -1,0 +1,138 @@
+"""What the compiled (numba) code of both batched engines and of the compiled players shares.
+
+- :data:`jit` and :data:`jit_allocating`, the two decorators, with one set of options: compiled
+  once and cached on disk, without the GIL (other threads run meanwhile), with NumPy's error
+  model (no exception check on every integer division). :data:`jit` also compiles without
+  numba's reference counts (``_nrt=False``): every array argument and view otherwise costs two
+  runtime calls. It cannot allocate; a function that allocates (scratch, a copy) uses
+  :data:`jit_allocating` and holds the arrays for the functions it calls.
+- Seeds: :data:`MAX_SEED`, :func:`spread_seeds` (one seed into one per slot, the batched engines'
+  ``reset(seed=...)``) and :func:`check_seeds`.
+- SplitMix64 streams, one uint64 state per slot: :func:`splitmix_next`, :func:`random_below`,
+  :func:`random_uniform`, :func:`splitmix_key`.
+- :func:`at`, unsigned indexing, and :func:`prefetch_for_write`, a cache hint.
+- :func:`r1_reward`, the reward of ruling R1, compiled from ``envs.rewards``.
+
+Integers passed to compiled helpers are int64, never narrow reads of an array nor bare Python
+constants: numba compiles a function once per argument type, and once more per literal value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
+from hunger_rl.envs.rewards import r1_reward as _r1_reward_python
+from hunger_rl.envs.validation import InvalidTypeError, InvalidValueError, check_seed
+
+jit = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
+jit_allocating = numba.njit(cache=True, nogil=True, error_model="numpy")
+
+# Seeds of the batched engines' slots: non-negative and held in int64 (Python's random.Random,
+# NumPy's default_rng and SplitMix64 streams all take them).
+MAX_SEED = 2**63 - 1
+
+
+def spread_seeds(seed: int | None, count: int) -> np.ndarray:
+    """``count`` slot seeds (int64, 0 .. MAX_SEED) drawn from ``seed``: ``SeedSequence(seed)``'s
+    first ``count`` uint64 words, halved; fresh entropy when ``seed`` is None. Nearby seeds give
+    unrelated slot seeds, so two batches reset with seeds 0 and 1 share no deal."""
+    words = np.random.SeedSequence(check_seed(seed)).generate_state(count, np.uint64)
+    return (words >> np.uint64(1)).astype(np.int64)
+
+
+def check_seeds(seeds: Any, count: int) -> np.ndarray:
+    """``seeds`` as ``count`` int64 slot seeds, each in 0 .. MAX_SEED, else a clear error."""
+    array = np.asarray(seeds)
+    if array.dtype.kind not in "iu" or array.dtype == np.bool_:
+        raise InvalidTypeError(f"seeds must be integers, got dtype {array.dtype}")
+    if array.shape != (count,):
+        raise InvalidValueError(f"seeds must hold one seed per slot ({count}), got shape "
+                                f"{array.shape}")
+    if array.size and (array.min() < 0 or array.max() > MAX_SEED):
+        raise InvalidValueError(f"seeds must be in 0..{MAX_SEED}, got {array.min()} .. "
+                                f"{array.max()}")
+    return array.astype(np.int64)
+
+
+# R1 (``envs.rewards.r1_reward``) compiled from the same source, for both batched engines.
+r1_reward = jit(_r1_reward_python)
+
+
+# -- SplitMix64 -----------------------------------------------------------------------------------
+
+GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_2 = np.uint64(0x94D049BB133111EB)
+
+
+@jit
+def splitmix_finish(z):
+    """SplitMix64's output function of a state word."""
+    z = (z ^ (z >> np.uint64(30))) * _MIX_1
+    z = (z ^ (z >> np.uint64(27))) * _MIX_2
+    return z ^ (z >> np.uint64(31))
+
+
+@jit
+def splitmix_next(rng_state, slot):
+    """The next 64-bit word of ``rng_state[slot]``'s SplitMix64 stream, advancing it."""
+    rng_state[slot] += GOLDEN_GAMMA
+    return splitmix_finish(rng_state[slot])
+
+
+@jit
+def random_below(rng_state, slot, n):
+    """A random integer in 0..n-1 from ``rng_state[slot]``, advancing it.
+
+    Multiply-shift on the top 32 bits: the bias is below 2**-26 for the n <= 50 used here.
+    """
+    high = splitmix_next(rng_state, slot) >> np.uint64(32)
+    return np.int64((high * np.uint64(n)) >> np.uint64(32))
+
+
+@jit
+def random_uniform(rng_state, slot):
+    """A float in [0, 1) from ``rng_state[slot]`` (53 bits), advancing it."""
+    return np.float64(splitmix_next(rng_state, slot) >> np.uint64(11)) / 9007199254740992.0
+
+
+@jit
+def splitmix_key(seed, number):
+    """The start of stream ``number`` of ``seed`` (a counter-based key: streams of one seed and
+    of different seeds do not overlap in practice)."""
+    return splitmix_finish(splitmix_finish(seed + GOLDEN_GAMMA) + np.uint64(number))
+
+
+# -- indexing and memory --------------------------------------------------------------------------
+
+
+@jit
+def at(index):
+    """``index`` as uint64: numba wraps every signed index that might be negative around (a
+    compare and a select per access), never an unsigned one. Only for indices that cannot be
+    negative (a negative one would read or write far out of bounds, unchecked); the busiest
+    loops index their rows and scratch through it where the index is computed or read from an
+    array."""
+    return np.uint64(index)
+
+
+@intrinsic
+def prefetch_for_write(typingctx, array, byte):
+    """Ask the CPU to bring the cache line at ``byte`` bytes into ``array``'s data towards the
+    core, with intent to write (``llvm.prefetch``; a hint: it never faults)."""
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        pointer = builder.gep(builder.bitcast(data, ir.IntType(8).as_pointer()), [args[1]])
+        i32 = ir.IntType(32)
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [pointer.type, i32, i32, i32]),
+            "llvm.prefetch.p0")
+        builder.call(function, [pointer, i32(1), i32(3), i32(1)])  # write, keep, data
+        return context.get_dummy_value()
+    return types.void(array, types.int64), codegen
