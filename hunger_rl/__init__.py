@@ -2,6 +2,6 @@
 
 __version__ = "0.1.0"
 
-from hunger_rl.interop import register_gymnasium_envs  # noqa: E402
+from hunger_rl.training.interop import register_gymnasium_envs  # noqa: E402
 
 register_gymnasium_envs()

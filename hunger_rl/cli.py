@@ -11,10 +11,10 @@ import signal
 import sys
 from pathlib import Path
 
+from hunger_rl.arena.commands import MAX_PLAYERS, MAX_SEED, bounded_int, output_folder
+from hunger_rl.arena.commands import add_commands as add_evaluation_commands
 from hunger_rl.configs import config_names, config_summary, resolve_config
 from hunger_rl.envs import GAMES, game_spec, player_counts_text
-from hunger_rl.training.commands import MAX_PLAYERS, MAX_SEED, bounded_int, output_folder
-from hunger_rl.training.commands import add_commands as add_evaluation_commands
 from hunger_rl.ui.commands import add_commands as add_game_commands
 
 # The optional extra that provides each module a command may need.
@@ -71,7 +71,8 @@ def _train(args: argparse.Namespace) -> int:
             raise ValueError(str(error)) from error
         train_rllib(config, progress=not args.no_progress)
         return 0
-    from hunger_rl.training.train import final_evaluation, format_beside, train
+    from hunger_rl.training.outputs import final_evaluation, format_beside
+    from hunger_rl.training.train import train
 
     table = train(config, resume=args.resume, progress=not args.no_progress)
     if args.beside:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from hunger_rl.training.evaluation import evaluate
+from hunger_rl.arena.evaluation import evaluate
 
 # (game, players, lineup): the first spec against the last one in the other seats.
 MATCHES = [

@@ -34,11 +34,12 @@ from typing import Any
 
 import numpy as np
 
+from hunger_rl.arena.commands import output_folder
+from hunger_rl.arena.evaluation import evaluate
 from hunger_rl.configs import resolve_config
-from hunger_rl.training.commands import output_folder
 from hunger_rl.training.config import TrainConfig, config_from_dict, load_config
-from hunger_rl.training.evaluation import evaluate
-from hunger_rl.training.train import FINAL_EVALUATION_SEED_OFFSET, make_vec_env, train
+from hunger_rl.training.outputs import FINAL_EVALUATION_SEED_OFFSET
+from hunger_rl.training.train import make_vec_env, train
 
 DEFAULT_CONFIGS = ("hunger_show_4p", "hunger_show_4p_batched")
 # The tables, as the lineup beside the trained policy (the last spec fills the open seats).

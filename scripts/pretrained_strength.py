@@ -13,8 +13,8 @@ import argparse
 import json
 from pathlib import Path
 
+from hunger_rl.arena.evaluation import evaluate
 from hunger_rl.policies.pretrained import CATALOGUE, PREFIX, catalogue
-from hunger_rl.training.evaluation import evaluate
 
 # Every scripted baseline but Hungry's search (minutes per hundred games).
 BASELINES = {"hungry": ["random", "greedy", "expert", "forecast"],

@@ -14,7 +14,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 from werkzeug.serving import make_server
 
-from hunger_rl.training.evaluation import evaluate
+from hunger_rl.arena.evaluation import evaluate
 from hunger_rl.ui.server import PlayApp
 from hunger_rl.ui.session import PlaySession
 from hunger_rl.ui.viewer import viewer_html

@@ -1,4 +1,4 @@
-"""The package's imports go one way: engines <- envs <- policies <- training <- cli.
+"""The package's imports go one way: engines <- envs <- policies <- arena <- training <- cli.
 
 Every ``import`` of every module (at the top, inside functions, under ``TYPE_CHECKING``) is
 read with ``ast`` and checked against the layer of the importing module. Engines also import
@@ -15,11 +15,13 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "hunger_rl"
-LAYERS = ("engines", "envs", "policies", "training", "cli")
-# Modules of envs/ that wrap an engine for a framework (PettingZoo, Gymnasium, Pillow) or
-# register the games; the rest of envs/ is engine code.
+LAYERS = ("engines", "envs", "policies", "arena", "training", "cli")
+# Modules of envs/ that wrap an engine for a framework (PettingZoo, Gymnasium, Pillow), register
+# the games or replay game records through the environments; the rest of envs/ is engine code.
 ENV_WRAPPER_NAMES = {"env.py", "full_env.py", "render.py", "rendering.py", "wrappers.py",
-                     "__init__.py"}
+                     "records.py", "__init__.py"}
+# The train extra's deep-learning modules, which the arena must run without.
+TRAIN_FRAMEWORKS = {"torch", "stable_baselines3", "sb3_contrib"}
 ENGINE_THIRD_PARTY = {"numpy", "numba", "llvmlite"}
 
 
@@ -32,11 +34,7 @@ def layer_of(path: Path) -> str:
         if (len(parts) == 2 and name.endswith("_v0.py")) or name in ENV_WRAPPER_NAMES:
             return "envs"
         return "engines"
-    if top == "records.py":  # game records replay through the environments
-        return "envs"
-    if top == "interop.py":  # glue for other RL libraries, the single-agent views included
-        return "training"
-    if top in ("policies", "training"):
+    if top in ("policies", "arena", "training"):
         return top
     if top == "pretrained":  # the shipped agents' policy files
         return "policies"
@@ -88,6 +86,8 @@ def layer_violations(path: Path, source: str) -> list[str]:
                 wrong.append(f"line {line}: {module} ({target_layer})")
         elif rank == 0 and top not in sys.stdlib_module_names | ENGINE_THIRD_PARTY:
             wrong.append(f"line {line}: {module} (a framework, in an engine)")
+        elif LAYERS[rank] == "arena" and top in TRAIN_FRAMEWORKS:
+            wrong.append(f"line {line}: {module} (the train extra, in the arena)")
     return wrong
 
 
@@ -107,3 +107,9 @@ def test_the_layer_check_sees_wrong_imports():
                             ) == ["line 1: torch (a framework, in an engine)",
                                   "line 2: hunger_rl.envs.hungry.env (envs)"]
     assert layer_violations(policy, "from hunger_rl.envs.hungry import engine\n") == []
+    arena = PACKAGE / "arena" / "evaluation.py"
+    assert layer_violations(arena, "import torch\nfrom hunger_rl.training import train\n") == [
+        "line 1: torch (the train extra, in the arena)",
+        "line 2: hunger_rl.training.train (training)"]
+    assert layer_violations(PACKAGE / "training" / "train.py",
+                            "from hunger_rl.arena.evaluation import evaluate\n") == []

@@ -13,11 +13,11 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from hunger_rl.arena.matches import map_chunks
 from hunger_rl.envs.hungry.batched import BatchedHungry
 from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
 from hunger_rl.policies.hungry_batched import BatchedPolicy
 from hunger_rl.policies.models.encoders import make_encoder
-from hunger_rl.training.matches import map_chunks
 
 # Positions per encoding task: large enough to amortise the hand-off, small enough to keep the
 # progress bar moving.

@@ -24,7 +24,7 @@ Design, top to bottom:
   sees one player of one game; it is reset at every episode start.
 - Evaluation is our own: the learner's weights are converted into the SB3 backend's policy file
   (same network layout, see :func:`sb3_policy_weights`), then played by
-  :func:`hunger_rl.training.train.evaluate_policy`; the table, the learning curve and the
+  :func:`hunger_rl.training.outputs.evaluate_policy`; the table, the learning curve and the
   policy file are written exactly as the SB3 backend writes them.
 
 Steps (``total_steps``, ``evaluation.every_steps``) count the learner module's decisions. Ray's
@@ -77,8 +77,7 @@ from hunger_rl.policies.learned import (
 from hunger_rl.policies.models.encoders import observation_scale
 from hunger_rl.policies.registry import make_policy
 from hunger_rl.training.config import SELF_PLAY, TrainConfig
-from hunger_rl.training.single_agent import make_game_env
-from hunger_rl.training.train import (
+from hunger_rl.training.outputs import (
     evaluate_policy,
     final_evaluation,
     format_table,
@@ -87,6 +86,7 @@ from hunger_rl.training.train import (
     write_learning_curve,
     write_table,
 )
+from hunger_rl.training.single_agent import make_game_env
 
 ENV_NAME = "hunger_rl"
 LEARNER = "learner"

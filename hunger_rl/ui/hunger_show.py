@@ -14,7 +14,7 @@ from hunger_rl.envs.hunger_show.tokens import (
     RAFT,
     RAFT_KIND_NAMES,
 )
-from hunger_rl.records import plain_json
+from hunger_rl.envs.records import plain_json
 
 
 def _token(game, token: int, viewer: int | None) -> dict[str, Any]:

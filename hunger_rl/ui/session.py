@@ -3,7 +3,7 @@
 The human sees only its own observation (``state(seat)``) and may play only a legal action of
 its own seat (``move``); everything else raises :class:`PlayError` with the game unchanged.
 Opponents move by their policies as soon as it is their turn; the finished game is saved as a
-record (``hunger_rl.records``).
+record (``hunger_rl.envs.records``).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from hunger_rl.envs import game_spec
+from hunger_rl.envs.records import Recorder, aec_over, make_env, write_records
 from hunger_rl.policies.registry import make_policy
-from hunger_rl.records import Recorder, aec_over, make_env, write_records
 from hunger_rl.ui.games import game_ui, snapshot
 
 HUMAN = "human"

@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from hunger_rl.records import GameRecord, load_record, replay_steps
+from hunger_rl.envs.records import GameRecord, load_record, replay_steps
 from hunger_rl.ui.games import game_ui, snapshot
 
 

@@ -19,7 +19,7 @@ from pettingzoo.utils.conversions import aec_to_parallel
 
 from hunger_rl.envs import hunger_show_v0
 from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
-from hunger_rl.interop import agilerl_infos, pettingzoo_env
+from hunger_rl.training.interop import agilerl_infos, pettingzoo_env
 
 algorithms = pytest.importorskip("agilerl.algorithms")
 from agilerl.vector.pz_async_vec_env import AsyncPettingZooVecEnv  # noqa: E402

@@ -1,5 +1,5 @@
-"""``hunger_rl.interop.agilerl_infos`` on infos shaped as AgileRL 2.58 gives them (its own test
-runs in AgileRL's environment: tests/interop/test_agilerl.py)."""
+"""``hunger_rl.training.interop.agilerl_infos`` on infos shaped as AgileRL 2.58 gives them (its
+own test runs in AgileRL's environment: tests/interop/test_agilerl.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from hunger_rl.envs import hunger_show_v0
-from hunger_rl.interop import agilerl_infos
+from hunger_rl.training.interop import agilerl_infos
 
 LIVE = np.r_[np.ones(10), np.zeros(10)].astype(np.int8)  # 2 players: 10 legal actions
 NOOP = np.eye(20, dtype=np.int8)[hunger_show_v0.NOOP_ACTION]

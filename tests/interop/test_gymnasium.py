@@ -10,7 +10,7 @@ from gymnasium.utils.env_checker import check_env
 
 import hunger_rl  # noqa: F401 - registers the ids
 from hunger_rl.envs import GAMES
-from hunger_rl.interop import GYMNASIUM_ENVS
+from hunger_rl.training.interop import GYMNASIUM_ENVS
 
 
 @pytest.mark.parametrize(("game", "num_players", "opponents"), [

@@ -15,7 +15,7 @@ from interop_helpers import PLAYER_COUNTS, assert_zero_sum
 
 from hunger_rl.envs import hunger_show_v0
 from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
-from hunger_rl.interop import pettingzoo_env
+from hunger_rl.training.interop import pettingzoo_env
 
 ss = pytest.importorskip("supersuit")
 from pettingzoo.utils.conversions import (  # noqa: E402

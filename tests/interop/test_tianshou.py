@@ -14,7 +14,7 @@ import pytest
 from interop_helpers import PLAYER_COUNTS, assert_zero_sum
 
 from hunger_rl.envs import hunger_show_v0
-from hunger_rl.interop import pettingzoo_env
+from hunger_rl.training.interop import pettingzoo_env
 
 tianshou = pytest.importorskip("tianshou")
 from tianshou.algorithm import (  # noqa: E402

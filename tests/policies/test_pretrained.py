@@ -10,10 +10,10 @@ import pytest
 
 from hunger_rl.cli import main
 from hunger_rl.configs import config_names
+from hunger_rl.envs.records import make_env
 from hunger_rl.policies.learned import LearnedPolicy
 from hunger_rl.policies.pretrained import catalogue
 from hunger_rl.policies.registry import describe_specs, make_policy
-from hunger_rl.records import make_env
 
 EXPECTED = {"hungry_2p": ("hungry", 2), "hungry_3p": ("hungry", 3), "hungry_4p": ("hungry", 4),
             "hunger_show_2p": ("hunger_show", 2), "hunger_show_4p": ("hunger_show", 4),

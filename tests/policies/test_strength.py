@@ -2,7 +2,7 @@
 
 import pytest
 
-from hunger_rl.training.evaluation import evaluate
+from hunger_rl.arena.evaluation import evaluate
 
 pytestmark = pytest.mark.slow
 

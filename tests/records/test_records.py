@@ -9,7 +9,8 @@ import json
 import numpy as np
 import pytest
 
-from hunger_rl.records import (
+from hunger_rl.arena.evaluation import evaluate
+from hunger_rl.envs.records import (
     GameRecord,
     RecordError,
     ReplayError,
@@ -20,7 +21,6 @@ from hunger_rl.records import (
     state_digest,
     write_records,
 )
-from hunger_rl.training.evaluation import evaluate
 
 
 def _records(game, players, games, lineup=("greedy", "random"), seed=0, **env_kwargs):

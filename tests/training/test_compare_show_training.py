@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from hunger_rl.arena.evaluation import evaluate
 from hunger_rl.configs import config_path
-from hunger_rl.training.evaluation import evaluate
-from hunger_rl.training.train import FINAL_EVALUATION_SEED_OFFSET
+from hunger_rl.training.outputs import FINAL_EVALUATION_SEED_OFFSET
 
 ROOT = Path(__file__).parents[2]
 SCRIPT = ROOT / "scripts" / "compare_show_training.py"

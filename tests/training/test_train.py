@@ -14,7 +14,8 @@ from hunger_rl.cli import main
 from hunger_rl.policies.learned import load_policy, read_metadata
 from hunger_rl.policies.registry import make_policy
 from hunger_rl.training.config import load_config
-from hunger_rl.training.train import learning_curve_figure, train
+from hunger_rl.training.outputs import learning_curve_figure
+from hunger_rl.training.train import train
 
 TINY = Path(__file__).with_name("tiny_hungry.yaml")
 
@@ -167,7 +168,7 @@ def test_the_same_config_and_seed_train_the_same_policy(trained, tmp_path, vec_e
 def test_evaluation_reads_a_rewritten_policy_file(trained, tmp_path):
     """A run rewrites policy.safetensors before each evaluation; an evaluation in this
     process plays the file as it is now, not a policy cached from the last one."""
-    from hunger_rl.training.evaluation import evaluate
+    from hunger_rl.arena.evaluation import evaluate
 
     def outcomes(path):
         result = evaluate("hungry", 2, [str(path), "greedy"], games=16, seed=5, progress=False)

@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from hunger_rl.records import replay_steps
-from hunger_rl.training.evaluation import evaluate
+from hunger_rl.arena.evaluation import evaluate
+from hunger_rl.envs.records import replay_steps
 from hunger_rl.ui.server import PlayApp
 from hunger_rl.ui.session import PlaySession
 from hunger_rl.ui.viewer import viewer_html

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from hunger_rl.envs import GAMES
+from hunger_rl.envs.records import load_record, replay
 from hunger_rl.policies.registry import POLICY_TABLES
-from hunger_rl.records import load_record, replay
 from hunger_rl.ui.games import UI_GAMES, game_ui
 from hunger_rl.ui.session import PlaySession
 from hunger_rl.ui.tui import board_text

@@ -9,7 +9,7 @@ import pytest
 from werkzeug.test import Client
 
 from hunger_rl.cli import main
-from hunger_rl.records import load_record, replay, state_digest
+from hunger_rl.envs.records import load_record, replay, state_digest
 from hunger_rl.ui.server import PlayApp
 from hunger_rl.ui.session import PlayError, PlaySession
 from hunger_rl.ui.tui import play_tui

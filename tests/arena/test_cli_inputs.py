@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hunger_rl.arena import evaluation, tournament
 from hunger_rl.cli import main
-from hunger_rl.training import evaluation, tournament
 
 EVALUATE = ["evaluate", "--game", "hungry", "--policies", "random", "--games", "2",
             "--workers", "1", "--no-progress"]

@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
-from hunger_rl.training.matches import GameRecord, play_games
+from hunger_rl.arena.matches import GameRecord, play_games
 
 Z_95 = 1.959963984540054
 
@@ -92,7 +92,7 @@ class EvaluationResult:
         raise KeyError(f"no row for policy {spec!r}; rows: {[r.policy for r in self.rows]}")
 
     def game_records(self) -> list:
-        """The full record of every game (``hunger_rl.records.GameRecord``), when evaluated
+        """The full record of every game (``hunger_rl.envs.records.GameRecord``), when evaluated
         with ``record=True``."""
         if not self.records or self.records[0].record is None:
             raise ValueError("these games were not recorded; evaluate with record=True")
@@ -100,7 +100,7 @@ class EvaluationResult:
 
     def write_records(self, path: str) -> None:
         """Write every game's record to ``path``, one JSON line per game."""
-        from hunger_rl.records import write_records
+        from hunger_rl.envs.records import write_records
 
         write_records(path, self.game_records())
 
@@ -197,7 +197,7 @@ def evaluate(
 ) -> EvaluationResult:
     """Play ``games`` seat-rotated games of the lineup ``policies`` and aggregate per spec.
 
-    With ``record`` every game's full record (``hunger_rl.records``) is kept:
+    With ``record`` every game's full record (``hunger_rl.envs.records``) is kept:
     ``result.game_records()`` lists them and ``result.write_records(path)`` saves them.
     """
     from hunger_rl.envs import game_spec

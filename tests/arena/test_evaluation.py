@@ -6,19 +6,19 @@ from collections import Counter
 
 import pytest
 
-from hunger_rl.cli import main
-from hunger_rl.training.evaluation import (
+from hunger_rl.arena.evaluation import (
     evaluate,
     expand_lineup,
     rotation_schedule,
     wilson_interval,
 )
-from hunger_rl.training.tournament import (
+from hunger_rl.arena.tournament import (
     TournamentResult,
     arrangements,
     tournament,
     tournament_schedule,
 )
+from hunger_rl.cli import main
 
 
 @pytest.mark.parametrize(

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hunger_rl.training.evaluation import score_value, wilson_interval
-from hunger_rl.training.matches import GameRecord, play_games
+from hunger_rl.arena.evaluation import score_value, wilson_interval
+from hunger_rl.arena.matches import GameRecord, play_games
 
 # Width of a pairwise matrix cell: a share as 0.000 with room to spare.
 CELL_WIDTH = 8

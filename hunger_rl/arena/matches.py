@@ -20,11 +20,11 @@ import numpy as np
 from tqdm import tqdm
 
 from hunger_rl.envs import game_spec
+from hunger_rl.envs.records import GameRecord as Record
+from hunger_rl.envs.records import Recorder, make_env, recordable_options
 from hunger_rl.envs.rewards import win_shares
 from hunger_rl.policies.base import Policy
 from hunger_rl.policies.registry import make_policy
-from hunger_rl.records import GameRecord as Record
-from hunger_rl.records import Recorder, make_env, recordable_options
 
 # Games per task sent to a worker: large enough to amortise the hand-off, small enough to
 # keep the progress bar moving and the workers evenly loaded.
@@ -37,7 +37,7 @@ class GameRecord:
 
     ``scores`` is the Hungry total, or for HUNGER: The Show the ranking key (raft sets,
     leftover raft units, food value), ``None`` for a player eliminated before the ranking.
-    ``record`` is the game's full record (``hunger_rl.records``) when the games were played
+    ``record`` is the game's full record (``hunger_rl.envs.records``) when the games were played
     with ``record=True``.
     """
 

@@ -157,7 +157,7 @@ def _write_outputs(result, paths: dict[str, Path]) -> None:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from hunger_rl.training.evaluation import evaluate
+    from hunger_rl.arena.evaluation import evaluate
 
     record_path = None
     if args.record:
@@ -174,7 +174,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from hunger_rl.training.tournament import tournament
+    from hunger_rl.arena.tournament import tournament
 
     _play_and_report(tournament, args)
     return 0
