@@ -82,6 +82,20 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _exploit(args: argparse.Namespace) -> int:
+    # Imported here: torch and stable-baselines3 take seconds to load.
+    from hunger_rl.training.exploit import exploit, exploit_config, format_report, recipe_name
+
+    name = "".join(c if c.isalnum() or c in "-_" else "_" for c in args.spec)
+    out = args.out or f"runs/exploit_{args.game}_{args.players}p_{name}"
+    recipe = resolve_config(args.config or recipe_name(args.game))
+    config = exploit_config(args.spec, args.game, args.players, args.steps, out, recipe,
+                            seed=args.seed, games=args.games)
+    output_folder("--out" if args.out else "out", config.out)
+    print(format_report(exploit(config, progress=not args.no_progress)))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hunger-rl", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -116,6 +130,29 @@ def build_parser() -> argparse.ArgumentParser:
                             "same opponents and print both side by side")
     train.add_argument("--no-progress", action="store_true", help="no progress bars")
     train.set_defaults(handler=_train)
+
+    exploit = commands.add_parser(
+        "exploit", help="train a best response to a policy: a lower bound on its exploitability",
+        description="Every seat but the learner's plays SPEC; the learner trains with the "
+        "game's exploiter recipe (hunger-rl configs: exploit_GAME) and reports its win share "
+        "against SPEC with a 95%% interval and a learning curve.")
+    exploit.add_argument("spec", metavar="SPEC", help="the policy to exploit (a scripted "
+                         "name, search:N, pretrained:NAME or a policy file)")
+    exploit.add_argument("--game", choices=sorted(GAMES), required=True)
+    exploit.add_argument("--players", type=bounded_int(1, MAX_PLAYERS), default=2,
+                         help=f"number of players ({player_counts_text()}; default 2)")
+    # Their upper bounds are the config schema's, checked with the rest of the config.
+    exploit.add_argument("--steps", type=bounded_int(1), default=200_000,
+                         help="the exploiter's training budget in learner steps (default "
+                              "200,000)")
+    exploit.add_argument("--games", type=bounded_int(1), default=400,
+                         help="seat-rotated games of the final measurement (default 400)")
+    exploit.add_argument("--seed", type=bounded_int(0), default=0)
+    exploit.add_argument("--config", help="another recipe: a shipped config's name or a config "
+                         "file (its game must match; its opponents and budget are replaced)")
+    exploit.add_argument("--out", help="output folder (default runs/exploit_GAME_Np_SPEC)")
+    exploit.add_argument("--no-progress", action="store_true", help="no progress bars")
+    exploit.set_defaults(handler=_exploit)
     return parser
 
 

@@ -113,3 +113,78 @@ def test_the_layer_check_sees_wrong_imports():
         "line 2: hunger_rl.training.train (training)"]
     assert layer_violations(PACKAGE / "training" / "train.py",
                             "from hunger_rl.arena.evaluation import evaluate\n") == []
+
+
+def runtime_source(source: str) -> str:
+    """``source`` without its ``if TYPE_CHECKING:`` blocks: imports for annotations only, which
+    never run and so cannot form a circle."""
+    lines = source.splitlines()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for line in range(node.lineno - 1, node.end_lineno):
+                lines[line] = ""
+    return "\n".join(lines)
+
+
+def import_graph() -> dict[Path, set[Path]]:
+    """Every package module to the package modules it imports when it runs (at the top or
+    inside a function)."""
+    graph: dict[Path, set[Path]] = {}
+    for path in MODULES:
+        source = runtime_source(path.read_text())
+        targets = {module_file(module) for _, module in imported_modules(source)
+                   if module.split(".")[0] == "hunger_rl"}
+        graph[path] = {t for t in targets if t is not None and t != PACKAGE / "__init__.py"
+                       and t != path}
+    return graph
+
+
+def import_cycles(graph: dict[Path, set[Path]]) -> list[list[Path]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[Path, int] = {}
+    low: dict[Path, int] = {}
+    stack: list[Path] = []
+    on_stack: set[Path] = set()
+    cycles = []
+
+    def visit(node: Path) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return cycles
+
+
+def test_no_modules_import_each_other():
+    """The layer rule orders the layers; within one layer, modules must not import each other
+    in a circle either (not even from inside a function)."""
+    cycles = import_cycles(import_graph())
+    assert not cycles, "import cycles: " + "; ".join(
+        " <-> ".join(str(p.relative_to(PACKAGE)) for p in cycle) for cycle in cycles)
+
+
+def test_the_cycle_check_finds_a_circle():
+    a, b, c = (PACKAGE / name for name in ("a.py", "b.py", "c.py"))
+    assert import_cycles({a: {b}, b: {c}, c: {a}}) == [[a, b, c]]
+    assert import_cycles({a: {b}, b: {c}, c: set()}) == []
+    typed = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import hunger_rl.cli\n"
+    assert "hunger_rl" not in runtime_source(typed)
