@@ -14,7 +14,7 @@ import random
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
 from hunger_rl.envs.hunger_show.full_decisions import PendingChoice, decision_steps
@@ -71,10 +71,10 @@ PILE_LABELS = tuple(
 STACK_LABEL, OUT_LABEL = "coconuts", "out"
 
 
-@dataclass(frozen=True)
-class Ask:
+class Ask(NamedTuple):
     """A request for one choice of S19: ``player``'s decision-object method ``method`` called
-    with ``args`` after the game and the player (see ``DefaultDecisions``)."""
+    with ``args`` after the game and the player (see ``DefaultDecisions``). A tuple, since a
+    day makes several and a tuple is the cheapest to build."""
 
     player: int
     method: str
@@ -333,7 +333,9 @@ class ShowGame:
         self.decisions = resolve_decisions(decisions, n)
         setup = check_setup(setup if setup is not None else {}, config)
         self.category, self.value, self.raft_kind, self.colour = token_table(n)
-        self.rng = random.Random(seed)
+        self._rng = random.Random(seed)
+        self._day_open = False
+        self._rng_before_day: tuple | None = None
         self.known = [0] * len(self.category)
         self.alive = [True] * n
         self.day = 0
@@ -342,24 +344,50 @@ class ShowGame:
         self.winners: list[int] = []
         self.final_keys: dict[int, tuple[int, int, int]] = {}
         self.last_choices: list[tuple[int, int] | None] = [None] * n
-        self.leader = setup["leader"] if "leader" in setup else self.rng.randrange(n)
+        self.leader = setup["leader"] if "leader" in setup else self._rng.randrange(n)
         self.characters = self._deal_characters(setup.get("characters"))
         self._deal_tokens(setup)
         self.deck = self._build_deck(setup.get("event_deck"))
         self._moves: list[tuple[str, str, str, str]] = []
         self._clear_pending()
 
+    @property
+    def rng(self) -> random.Random:
+        """The game's seeded RNG (decision objects break ties with it). During a day its state
+        is saved at its first use, so that an undone day (S21j) restores it; a day that never
+        uses it saves nothing (getstate copies 625 words)."""
+        if self._day_open and self._rng_before_day is None:
+            self._rng_before_day = self._rng.getstate()
+        return self._rng
+
+    def _open_day(self) -> dict[str, Any]:
+        """Start an atomic day (S21j): the state to restore if it is undone (``_undo_day``)."""
+        self._day_open = True
+        return self._copied_state()
+
+    def _close_day(self) -> None:
+        self._day_open = False
+        self._rng_before_day = None
+
+    def _undo_day(self, saved: dict[str, Any]) -> None:
+        """Back to the state ``_open_day`` saved, the RNG's included if the day used it."""
+        rng_state = self._rng_before_day
+        self.__dict__.update(saved)
+        if rng_state is not None:
+            self._rng.setstate(rng_state)
+        self._close_day()
+
     def _clear_pending(self) -> None:
         self.pending: PendingChoice | None = None
         self._day: Resolution | None = None
         self._steps: Generator[PendingChoice, int, Any] | None = None
-        self._day_start: tuple[dict[str, Any], Any] | None = None
+        self._day_start: dict[str, Any] | None = None
 
     # ----------------------------------------------------------------- setup
     def _deal_characters(self, chosen: list[str] | None) -> list[str | None]:
         if not self.config.characters:
             return [None] * self.num_players
-        return chosen if chosen is not None else list(self.rng.sample(CHARACTERS,
+        return chosen if chosen is not None else list(self._rng.sample(CHARACTERS,
                                                                         self.num_players))
 
     def _deal_tokens(self, setup: Mapping[str, Any]) -> None:
@@ -399,7 +427,7 @@ class ShowGame:
         for kind in range(3):
             pool = [t for key, ts in available.items() if key[0] == kind for t in ts]
             pool.sort()
-            self.rng.shuffle(pool)
+            self._rng.shuffle(pool)
             for loc in range(1, locs):
                 top = given_piles.get((loc, kind), [])
                 need = PILE_SIZES[kind] - len(top)
@@ -409,7 +437,7 @@ class ShowGame:
                 self.piles[loc][kind] = pool[:need] + top[::-1]
                 pool = pool[need:]
         rest = sorted(t for key, ts in available.items() if key[0] == COCONUT for t in ts)
-        self.rng.shuffle(rest)
+        self._rng.shuffle(rest)
         self.coconuts = rest + given_coconuts[::-1]
         placed = {t for h in self.holdings for t in h} | set(self.coconuts)
         placed |= {t for loc in self.piles for pile in loc for t in pile}
@@ -420,11 +448,11 @@ class ShowGame:
         if given is not None:
             return given[::-1]
         config = self.config
-        cards = self.rng.sample(UNPLEASANT_CARDS, config.unpleasant)
+        cards = self._rng.sample(UNPLEASANT_CARDS, config.unpleasant)
         cards += ["calm"] * (config.deck_size - config.unpleasant)
-        self.rng.shuffle(cards)
+        self._rng.shuffle(cards)
         window = min(config.end_window, config.deck_size + 1)
-        cards.insert(config.deck_size + 1 - window + self.rng.randrange(window), END)
+        cards.insert(config.deck_size + 1 - window + self._rng.randrange(window), END)
         return cards[::-1]
 
     # ----------------------------------------------------------------- queries
@@ -757,16 +785,16 @@ class ShowGame:
         ``DecisionError``) or raises, the game, its RNG included, is restored as it was.
         """
         choices = self._checked_picks(choices)
-        saved, rng_state = self._copied_state(), self.rng.getstate()
+        saved = self._open_day()
         try:
             day, answer = self._resolve_day(choices), None
             while True:
                 answer = self._answer(day.send(answer))
         except StopIteration as finished:
+            self._close_day()
             return finished.value
         except BaseException:
-            self.__dict__.update(saved)
-            self.rng.setstate(rng_state)
+            self._undo_day(saved)
             raise
 
     def start_day(self, choices: Sequence[tuple[int, int] | None]) -> dict[str, Any] | None:
@@ -777,7 +805,7 @@ class ShowGame:
             raise RuleError(f"player_{self.pending.player} has a pending {self.pending.kind} "
                             "choice; answer it with choose() first")
         choices = self._checked_picks(choices)
-        self._day_start = self._copied_state(), self.rng.getstate()
+        self._day_start = self._open_day()
         self._day = self._resolve_day(choices)
         return self._advance(None)
 
@@ -811,12 +839,11 @@ class ShowGame:
                 except StopIteration as answered:
                     answer = answered.value
         except StopIteration as finished:
+            self._close_day()
             self._clear_pending()
             return finished.value
         except BaseException:
-            saved, rng_state = self._day_start
-            self.__dict__.update(saved)
-            self.rng.setstate(rng_state)
+            self._undo_day(self._day_start)
             self._clear_pending()
             raise
 
@@ -911,8 +938,8 @@ class ShowGame:
         self._check_between_days("clone the game")
         other = object.__new__(ShowGame)
         other.__dict__.update(self._copied_state())
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
+        other._rng = random.Random()
+        other._rng.setstate(self._rng.getstate())
         return other
 
     def to_dict(self) -> dict[str, Any]:
@@ -921,7 +948,7 @@ class ShowGame:
         Decision objects are not part of it; pass them again to ``from_dict``.
         """
         self._check_between_days("save the game")
-        version, internal, gauss = self.rng.getstate()
+        version, internal, gauss = self._rng.getstate()
         return {
             "config": asdict(self.config),
             "rng": [version, list(internal), gauss],
@@ -951,8 +978,9 @@ class ShowGame:
         game.category, game.value, game.raft_kind, game.colour = token_table(config.num_players)
         game.decisions = resolve_decisions(decisions, config.num_players)
         version, internal, gauss = data["rng"]
-        game.rng = random.Random()
-        game.rng.setstate((version, tuple(internal), gauss))
+        game._rng = random.Random()
+        game._rng.setstate((version, tuple(internal), gauss))
+        game._day_open, game._rng_before_day = False, None
         game.known = list(data["known"])
         game.alive = list(data["alive"])
         game.day = data["day"]
