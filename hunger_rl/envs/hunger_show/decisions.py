@@ -9,16 +9,18 @@ checks every answer before it uses it; an answer the rules do not allow raises `
 and the whole day is undone (S21j).
 
 Token ids are engine handles; read a token with ``game.category[t]``, ``game.value[t]``,
-``game.raft_kind[t]`` and ask ``game.knows(player, t)`` whether a player remembers its value.
+``game.raft_kind[t]`` (``game.food[t]``: its worth at supper, 0 for raft) and ask
+``game.knows(player, t)`` whether a player remembers its value.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from hunger_rl.envs.hunger_show.tokens import CAN, CHICKEN, COCONUT, FRUIT, RAFT
+from hunger_rl.envs.hunger_show.tokens import CAN, CHICKEN, COCONUT, FRUIT, RAFT, token_table
 
 if TYPE_CHECKING:
     from hunger_rl.envs.hunger_show.engine import ShowGame
@@ -37,6 +39,19 @@ SUPPER_PLANS = tuple(
     ((sum(p) - 4, len(p)), tuple((v, p.count(v)) for v in sorted(set(p), reverse=True)))
     for p in SUPPER_PATTERNS
 )
+
+
+@lru_cache(maxsize=8)
+def supper_ranks(num_players: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per token id of a game: its ``SUPPER_RANK``, and its place when tokens are sorted by
+    that rank, then id (raft tokens, never eaten, last), so that a sort by place is a sort by
+    (rank, id) with a key read from a tuple."""
+    categories = token_table(num_players)[0]
+    ranks = tuple(SUPPER_RANK.get(category, len(SUPPER_RANK)) for category in categories)
+    places = [0] * len(categories)
+    for place, token in enumerate(sorted(range(len(categories)), key=lambda t: (ranks[t], t))):
+        places[token] = place
+    return ranks, tuple(places)
 
 
 def raft_sets_and_units(game: ShowGame, tokens: Sequence[int]) -> tuple[int, int]:
@@ -135,26 +150,28 @@ class DefaultDecisions:
         least overpay, then the fewest tokens, then the most cans, coconuts, fruit in turn; then
         (S21d) the values sorted high to low first lexicographically (3+1 before 2+2), then the
         lowest token ids. Called only when the player's food is worth at least 4."""
-        category, value = game.category, game.value
+        value = game.value
+        ranks, places = supper_ranks(game.num_players)
+        food = [t for t in game.holdings[player] if game.food[t]]  # no raft, no 0 coconut
+        food.sort(key=places.__getitem__)  # by (rank, id): each value's list below is sorted
         by_value: list[list[int]] = [[], [], [], [], []]
-        for token in game.holdings[player]:
-            if value[token] and category[token] != RAFT:
-                by_value[value[token]].append(token)
-        for tokens in by_value:
-            if len(tokens) > 1:
-                tokens.sort(key=lambda t: (SUPPER_RANK[category[t]], t))
+        for token in food:
+            by_value[value[token]].append(token)
         if by_value[4]:
             return [by_value[4][0]]  # a single 4 beats every other pattern
+        counts = [len(tokens) for tokens in by_value]
         best_head, best_mix, best = None, None, None
         for head, needed in SUPPER_PLANS:
             if best_head is not None and head != best_head:
                 break  # later patterns overpay more or use more tokens
-            if not all(len(by_value[v]) >= n for v, n in needed):
-                continue
-            chosen = [t for v, n in needed for t in by_value[v][:n]]
-            mix = sorted(SUPPER_RANK[category[t]] for t in chosen)
-            if best is None or mix < best_mix:
-                best_head, best_mix, best = head, mix, chosen
+            for v, n in needed:
+                if counts[v] < n:
+                    break
+            else:
+                chosen = [t for v, n in needed for t in by_value[v][:n]]
+                mix = sorted([ranks[t] for t in chosen])
+                if best is None or mix < best_mix:
+                    best_head, best_mix, best = head, mix, chosen
         if best is None:
             raise ValueError(f"player {player} cannot pay for supper")
         return best

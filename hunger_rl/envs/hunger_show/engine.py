@@ -23,6 +23,7 @@ from hunger_rl.envs.hunger_show.tokens import (
     BEACH,
     CAMPSITE,
     CAN,
+    CARD_PARTS,
     CATEGORY_NAMES,
     CHARACTERS,
     CHICKEN,
@@ -42,7 +43,7 @@ from hunger_rl.envs.hunger_show.tokens import (
     RAT_PLAGUE,
     THIEF,
     UNPLEASANT_CARDS,
-    parse_card,
+    food_values,
     parse_token_spec,
     token_spec,
     token_table,
@@ -296,18 +297,23 @@ def check_setup(setup: Any, config: ShowConfig) -> dict[str, Any]:
 
 @lru_cache(maxsize=8)
 def supply_pools(num_players: int) -> tuple[dict[tuple[int, int, int], tuple[int, ...]],
-                                            dict[tuple[int, int], tuple[int, ...]]]:
-    """Token ids by type: shared tokens by (category, raft kind, value), cans by (seat, value)."""
+                                            dict[tuple[int, int], tuple[int, ...]],
+                                            tuple[tuple[int, ...], ...]]:
+    """Token ids of a game by type: shared tokens by (category, raft kind, value), cans by
+    (seat, value), and the shared tokens by category; each in id order."""
     categories, values, kinds, colours = token_table(num_players)
     shared: dict[tuple[int, int, int], list[int]] = {}
     cans: dict[tuple[int, int], list[int]] = {
         (seat, v): [] for seat in range(num_players) for v in range(1, 5)}
+    by_category: list[list[int]] = [[] for _ in CATEGORY_NAMES]
     for token, category in enumerate(categories):
         if category == CAN:
             cans[(colours[token], values[token])].append(token)
         else:
             shared.setdefault((category, kinds[token], values[token]), []).append(token)
-    return ({k: tuple(v) for k, v in shared.items()}, {k: tuple(v) for k, v in cans.items()})
+            by_category[category].append(token)
+    return ({k: tuple(v) for k, v in shared.items()}, {k: tuple(v) for k, v in cans.items()},
+            tuple(tuple(ids) for ids in by_category))
 
 
 def _is_pick(choice: Any, num_locs: int) -> bool:
@@ -315,7 +321,8 @@ def _is_pick(choice: Any, num_locs: int) -> bool:
     if not isinstance(choice, tuple | list) or len(choice) != 2:
         return False
     location, action = choice
-    return (is_integer(location) and is_integer(action)
+    return ((type(location) is int or is_integer(location))
+            and (type(action) is int or is_integer(action))
             and 0 <= location < num_locs and 0 <= action < NUM_ACTIONS)
 
 
@@ -333,6 +340,7 @@ class ShowGame:
         self.decisions = resolve_decisions(decisions, n)
         setup = check_setup(setup if setup is not None else {}, config)
         self.category, self.value, self.raft_kind, self.colour = token_table(n)
+        self.food = food_values(n)
         self._rng = random.Random(seed)
         self._day_open = False
         self._rng_before_day: tuple | None = None
@@ -363,7 +371,7 @@ class ShowGame:
     def _open_day(self) -> dict[str, Any]:
         """Start an atomic day (S21j): the state to restore if it is undone (``_undo_day``)."""
         self._day_open = True
-        return self._copied_state()
+        return self._day_state()
 
     def _close_day(self) -> None:
         self._day_open = False
@@ -391,29 +399,29 @@ class ShowGame:
                                                                         self.num_players))
 
     def _deal_tokens(self, setup: Mapping[str, Any]) -> None:
-        """Place every token; ``setup`` is checked by ``check_setup``."""
+        """Place every token; ``setup`` is checked by ``check_setup``. Tokens the setup names
+        are the lowest ids of their type left in the supply; the piles and the coconut stack
+        are filled from the rest, shuffled in id order."""
         n, locs = self.num_players, self.config.num_locations
-        shared_supply, can_supply = supply_pools(n)
-        available = {key: list(ids) for key, ids in shared_supply.items()}
-        cans = {key: list(ids) for key, ids in can_supply.items()}
+        shared_supply, can_supply, by_category = supply_pools(n)
+        taken: set[int] = set()
 
         def take(parsed: tuple[int, int, int], path: str, seat: int | None = None) -> int:
-            pool = cans[(seat, parsed[2])] if parsed[0] == CAN else available[parsed]
-            if not pool:
+            pool = (can_supply[(seat, parsed[2])] if parsed[0] == CAN
+                    else shared_supply.get(parsed, ()))
+            token = next((t for t in pool if t not in taken), None)
+            if token is None:
                 raise RuleError(f"{path}: no {token_spec(*parsed)} token left in the supply "
                                 "(S2, S3)")
-            return pool.pop(0)
+            taken.add(token)
+            return token
 
         given_seats = setup.get("holdings", {})
-        self.holdings: list[list[int]] = [[] for _ in range(n)]
-        for seat in range(n):
-            if seat in given_seats:
-                self.holdings[seat] = [take(parsed, path, seat)
-                                       for parsed, path in given_seats[seat]]
-            else:
-                self.holdings[seat] = [t for v in range(1, 5) for t in cans[(seat, v)]]
-                for v in range(1, 5):
-                    cans[(seat, v)] = []
+        self.holdings: list[list[int]] = [
+            [take(parsed, path, seat) for parsed, path in given_seats[seat]]
+            if seat in given_seats
+            else [t for v in range(1, 5) for t in can_supply[(seat, v)]]
+            for seat in range(n)]
         for seat, holding in enumerate(self.holdings):
             for token in holding:
                 self.known[token] |= 1 << seat
@@ -424,9 +432,10 @@ class ShowGame:
 
         # Piles and stacks keep their top at the end of the list.
         self.piles: list[list[list[int]]] = [[[], [], []] for _ in range(4)]
+        placed = [False] * len(self.category)
         for kind in range(3):
-            pool = [t for key, ts in available.items() if key[0] == kind for t in ts]
-            pool.sort()
+            pool = [t for t in by_category[kind] if t not in taken] if taken else list(
+                by_category[kind])
             self._rng.shuffle(pool)
             for loc in range(1, locs):
                 top = given_piles.get((loc, kind), [])
@@ -434,14 +443,20 @@ class ShowGame:
                 if need > len(pool):
                     raise RuleError(f"options[\"piles\"]: not enough {CATEGORY_NAMES[kind]} "
                                     "tokens left to fill the piles (S2)")
-                self.piles[loc][kind] = pool[:need] + top[::-1]
+                self.piles[loc][kind] = pile = pool[:need] + top[::-1]
                 pool = pool[need:]
-        rest = sorted(t for key, ts in available.items() if key[0] == COCONUT for t in ts)
+                for token in pile:
+                    placed[token] = True
+        rest = ([t for t in by_category[COCONUT] if t not in taken] if taken
+                else list(by_category[COCONUT]))
         self._rng.shuffle(rest)
         self.coconuts = rest + given_coconuts[::-1]
-        placed = {t for h in self.holdings for t in h} | set(self.coconuts)
-        placed |= {t for loc in self.piles for pile in loc for t in pile}
-        self.out = [t for t in range(len(self.category)) if t not in placed]
+        for token in self.coconuts:
+            placed[token] = True
+        for holding in self.holdings:
+            for token in holding:
+                placed[token] = True
+        self.out = [t for t, is_placed in enumerate(placed) if not is_placed]
 
     def _build_deck(self, given: list[str] | None) -> list[str]:
         """The event deck, top at the end of the list (S4); ``given`` is checked already."""
@@ -465,8 +480,9 @@ class ShowGame:
 
     def playing_order(self) -> list[int]:
         """The Leader, then to the left, living players only (S5)."""
-        n = self.num_players
-        return [s for s in ((self.leader + i) % n for i in range(n)) if self.alive[s]]
+        n, alive = self.num_players, self.alive
+        seats = [*range(self.leader, n), *range(self.leader)]
+        return [s for s in seats if alive[s]]
 
     def order_position(self) -> dict[int, int]:
         return {p: i for i, p in enumerate(self.playing_order())}
@@ -475,8 +491,8 @@ class ShowGame:
         return sum(1 for t in self.holdings[player] if self.category[t] == category)
 
     def food_value(self, tokens: Sequence[int]) -> int:
-        category, value = self.category, self.value
-        return sum([value[t] for t in tokens if category[t] != RAFT])
+        food = self.food
+        return sum([food[t] for t in tokens])
 
     def ranking_key(self, player: int) -> tuple[int, int, int]:
         """(raft sets, leftover raft units, food value) of a player's holding (S17)."""
@@ -590,10 +606,9 @@ class ShowGame:
     def _chosen_tokens(self, answer: Any, offered: Any, player: int, method: str,
                        what: str) -> list[int]:
         """A decision object's list of distinct tokens, each one of ``offered`` (S21j)."""
-        if (type(answer) in (list, tuple) or isinstance(answer, list | tuple)) and all(
-                is_integer(t) and t in offered for t in answer):
-            tokens = [int(t) for t in answer]
-            if len(set(tokens)) == len(tokens):
+        if isinstance(answer, list | tuple):
+            tokens = [int(t) for t in answer if is_integer(t) and t in offered]
+            if len(tokens) == len(answer) and len(set(tokens)) == len(tokens):
                 return tokens
         raise DecisionError(f"player_{player}'s {method} must return a list of distinct "
                             f"tokens, {what}; got {describe(answer)}")
@@ -686,10 +701,9 @@ class ShowGame:
         for token in stolen:
             self._transfer(token, owner[token], thief, "steal")
 
-    def _resolve_location(self, loc: int, order: list[int], choices: Sequence) -> Resolution:
-        here = [p for p in order if choices[p][0] == loc]
-        if not here:
-            return
+    def _resolve_location(self, loc: int, here: list[int], order: list[int],
+                          choices: Sequence) -> Resolution:
+        """The day at a location with piles (S8-S11); ``here``: its players in playing order."""
         groups: list[list[int]] = [[], [], [], [], []]
         for p in here:
             groups[choices[p][1]].append(p)
@@ -726,7 +740,7 @@ class ShowGame:
 
     def _event(self, order: list[int]) -> Resolution:
         card = self.deck.pop() if self.deck else END  # S14, S21c: an empty deck ends the show
-        kind, size = parse_card(card)
+        kind, size = CARD_PARTS[card]
         if kind in PILE_EVENTS:
             pile_kind = PILE_EVENTS[kind]
             for loc in range(1, self.config.num_locations):
@@ -751,21 +765,23 @@ class ShowGame:
         payments: dict[str, list[tuple[str, int]]] = {}
         starving = []
         everyone = (1 << self.num_players) - 1
+        category, value, food, known = self.category, self.value, self.food, self.known
         for p in order:
-            if self.food_value(self.holdings[p]) < 4:
+            holding = self.holdings[p]
+            if sum([food[t] for t in holding]) < 4:
                 starving.append(p)
                 continue
             answer = yield Ask(p, "supper", ())
-            meal = self._chosen_tokens(answer, self.holdings[p], p, "supper()", "food it holds")
-            values = [self.value[t] for t in meal]
-            if (not meal or sum(values) < 4 or sum(values) - min(values) >= 4
-                    or any(self.category[t] == RAFT for t in meal)):
-                raise DecisionError(f"player_{p}'s supper() must pay food worth at least 4 "
-                                    f"with no superfluous token (S15), got values {values}")
-            payments[PLAYER_LABELS[p]] = [(CATEGORY_NAMES[self.category[t]], self.value[t])
-                                          for t in meal]
+            meal = self._chosen_tokens(answer, holding, p, "supper()", "food it holds")
+            # A raft token counts 0 here, so a meal with one has a superfluous token.
+            eaten = [food[t] for t in meal]
+            if not meal or sum(eaten) < 4 or sum(eaten) - min(eaten) >= 4:
+                raise DecisionError(f"player_{p}'s supper() must pay food worth at least 4 with "
+                                    f"no superfluous token (S15), got values "
+                                    f"{[value[t] for t in meal]}")
+            payments[PLAYER_LABELS[p]] = [(CATEGORY_NAMES[category[t]], value[t]) for t in meal]
             for token in meal:
-                self.known[token] = everyone  # payments are public, values too (S18, S21h)
+                known[token] = everyone  # payments are public, values too (S18, S21h)
                 self._discard(token, p, "supper")
         return payments, starving
 
@@ -886,8 +902,12 @@ class ShowGame:
         }
         self.last_choices = choices
         yield from self._resolve_campsite(order, choices)  # S7: Campsite, then Beach, Jungle ...
+        at: list[list[int]] = [[] for _ in range(locs)]
+        for p in order:
+            at[choices[p][0]].append(p)
         for loc in range(BEACH, locs):
-            yield from self._resolve_location(loc, order, choices)
+            if at[loc]:
+                yield from self._resolve_location(loc, at[loc], order, choices)
         card = log["event"] = yield from self._event(order)
         if card == END:
             self._finish("A", {p: self.ranking_key(p) for p in order})
@@ -918,15 +938,22 @@ class ShowGame:
         return log
 
     # ----------------------------------------------------------------- copies
-    def _copied_state(self) -> dict[str, Any]:
-        """The attributes, every container among them copied (the RNG excepted)."""
+    def _day_state(self) -> dict[str, Any]:
+        """The attributes, with a copy of every container that a day changes in place (the
+        RNG's state aside: see ``rng``); a day only replaces the others."""
         state = dict(self.__dict__)
         state.update(
-            known=list(self.known), alive=list(self.alive), winners=list(self.winners),
-            final_keys=dict(self.final_keys), last_choices=list(self.last_choices),
-            characters=list(self.characters), holdings=[list(h) for h in self.holdings],
+            known=list(self.known), alive=list(self.alive),
+            holdings=[list(h) for h in self.holdings],
             piles=[[list(p) for p in loc] for loc in self.piles], coconuts=list(self.coconuts),
             out=list(self.out), deck=list(self.deck), _moves=[])
+        return state
+
+    def _copied_state(self) -> dict[str, Any]:
+        """The attributes, every container among them copied (the RNG excepted)."""
+        state = self._day_state()
+        state.update(winners=list(self.winners), final_keys=dict(self.final_keys),
+                     last_choices=list(self.last_choices), characters=list(self.characters))
         return state
 
     def _check_between_days(self, what: str) -> None:
@@ -976,6 +1003,7 @@ class ShowGame:
         game.config = config
         game.num_players = config.num_players
         game.category, game.value, game.raft_kind, game.colour = token_table(config.num_players)
+        game.food = food_values(config.num_players)
         game.decisions = resolve_decisions(decisions, config.num_players)
         version, internal, gauss = data["rng"]
         game._rng = random.Random()
