@@ -16,11 +16,17 @@ Token ids are engine handles; read a token with ``game.category[t]``, ``game.val
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from hunger_rl.envs.hunger_show.tokens import CAN, CHICKEN, COCONUT, FRUIT, RAFT, token_table
+from hunger_rl.envs.hunger_show.tokens import (
+    CAN,
+    CHICKEN,
+    COCONUT,
+    FRUIT,
+    RAFT,
+    token_table,
+)
 
 if TYPE_CHECKING:
     from hunger_rl.envs.hunger_show.engine import ShowGame
@@ -40,18 +46,10 @@ SUPPER_PLANS = tuple(
     for p in SUPPER_PATTERNS
 )
 
-
-@lru_cache(maxsize=8)
-def supper_ranks(num_players: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Per token id of a game: its ``SUPPER_RANK``, and its place when tokens are sorted by
-    that rank, then id (raft tokens, never eaten, last), so that a sort by place is a sort by
-    (rank, id) with a key read from a tuple."""
-    categories = token_table(num_players)[0]
-    ranks = tuple(SUPPER_RANK.get(category, len(SUPPER_RANK)) for category in categories)
-    places = [0] * len(categories)
-    for place, token in enumerate(sorted(range(len(categories)), key=lambda t: (ranks[t], t))):
-        places[token] = place
-    return ranks, tuple(places)
+# A supper candidate is sorted as the int (its SUPPER_RANK << TOKEN_BITS) + its id: by rank,
+# then id, without a key function. Ids stay below 2 ** TOKEN_BITS with the most players, 6 (S1).
+TOKEN_BITS = len(token_table(6)[0]).bit_length()
+TOKEN_MASK = (1 << TOKEN_BITS) - 1
 
 
 def raft_sets_and_units(game: ShowGame, tokens: Sequence[int]) -> tuple[int, int]:
@@ -150,16 +148,14 @@ class DefaultDecisions:
         least overpay, then the fewest tokens, then the most cans, coconuts, fruit in turn; then
         (S21d) the values sorted high to low first lexicographically (3+1 before 2+2), then the
         lowest token ids. Called only when the player's food is worth at least 4."""
-        value = game.value
-        ranks, places = supper_ranks(game.num_players)
-        food = [t for t in game.holdings[player] if game.food[t]]  # no raft, no 0 coconut
-        food.sort(key=places.__getitem__)  # by (rank, id): each value's list below is sorted
-        by_value: list[list[int]] = [[], [], [], [], []]
-        for token in food:
-            by_value[value[token]].append(token)
+        category, value = game.category, game.value
+        by_value: list[list[int]] = [[], [], [], [], []]  # sort keys of the food by value
+        for key in sorted([(SUPPER_RANK[category[t]] << TOKEN_BITS) + t
+                           for t in game.holdings[player] if value[t] and category[t] != RAFT]):
+            by_value[value[key & TOKEN_MASK]].append(key)
         if by_value[4]:
-            return [by_value[4][0]]  # a single 4 beats every other pattern
-        counts = [len(tokens) for tokens in by_value]
+            return [by_value[4][0] & TOKEN_MASK]  # a single 4 beats every other pattern
+        counts = [len(keys) for keys in by_value]
         best_head, best_mix, best = None, None, None
         for head, needed in SUPPER_PLANS:
             if best_head is not None and head != best_head:
@@ -168,13 +164,13 @@ class DefaultDecisions:
                 if counts[v] < n:
                     break
             else:
-                chosen = [t for v, n in needed for t in by_value[v][:n]]
-                mix = sorted([ranks[t] for t in chosen])
+                chosen = [key for v, n in needed for key in by_value[v][:n]]
+                mix = sorted([key >> TOKEN_BITS for key in chosen])
                 if best is None or mix < best_mix:
                     best_head, best_mix, best = head, mix, chosen
         if best is None:
             raise ValueError(f"player {player} cannot pay for supper")
-        return best
+        return [key & TOKEN_MASK for key in best]
 
     def reject(self, game: ShowGame, player: int, drawn: Sequence[int]) -> tuple[int, bool]:
         """Eagle eye / Raptor / Sweet (S20): which drawn token goes back, and whether to the
