@@ -66,6 +66,8 @@ ELIMINATED_MODES = ("leave", "stay")
 # With eliminated="stay", the only legal action of an eliminated player; the env ignores it.
 NOOP_ACTION = 0
 DECISION_MODES = ("objects", "agents")
+# Column of each seat's character in its block of the observation (0: none).
+CHARACTER_COLUMN = {None: 0} | {name: 1 + i for i, name in enumerate(CHARACTERS)}
 
 
 def encode_action(location: int, act: int) -> int:
@@ -155,8 +157,10 @@ class ShowParallelEnv(ParallelEnv):
         self._out_mask = np.zeros(NUM_CHOICES, dtype=np.int8)
         if eliminated == "stay":
             self._out_mask[NOOP_ACTION] = 1
+        self._legal, self._out_legal = self._mask.tolist(), self._out_mask.tolist()  # for step
         self._seed_rng = random.Random()
         self._tables = observation_tables(num_players)
+        self._gather = np.stack(self._tables.gather)
         self.game: ShowGame | None = None
         self.agents: list[str] = []
         self.last_log: dict[str, Any] | None = None
@@ -174,14 +178,16 @@ class ShowParallelEnv(ParallelEnv):
         seeds unseeded resets included."""
         seed = check_seed(seed)
         setup = split_options(options, SETUP_KEYS)
-        seed_rng = random.Random(seed) if seed is not None else self._seed_rng
-        before = seed_rng.getstate()
-        if seed is None:
+        if seed is None:  # the next seed of the env's own stream, taken back if reset fails
+            seed_rng, before = self._seed_rng, self._seed_rng.getstate()
             seed = seed_rng.getrandbits(63)
+        else:
+            seed_rng, before = random.Random(seed), None
         try:
             game = ShowGame(self.config, seed=seed, setup=setup, decisions=self.decisions)
         except BaseException:
-            seed_rng.setstate(before)
+            if before is not None:
+                seed_rng.setstate(before)
             raise
         self._seed_rng = seed_rng
         self.game = game
@@ -207,7 +213,7 @@ class ShowParallelEnv(ParallelEnv):
                                   f"{describe(actions)}")
         if not self.agents:
             raise IllegalActionError("the show is over; call reset() to start a new game")
-        unknown = [a for a in actions if not (isinstance(a, str) and a in self.agent_seats)]
+        unknown = [a for a in actions if a not in self.agent_seats]
         if unknown:
             raise IllegalActionError(f"unknown agent(s) {describe(unknown)}; agents are "
                                      f"{self.possible_agents}")
@@ -241,7 +247,8 @@ class ShowParallelEnv(ParallelEnv):
 
     def step(self, actions: Mapping[str, Any]):
         values = self.check_actions(actions)
-        masked = [agent for agent, value in values.items() if not self._agent_mask(agent)[value]]
+        masked = [agent for agent, value in values.items()
+                  if not (self._legal if self._may_act(agent) else self._out_legal)[value]]
         if masked:
             if self.illegal_action == "raise":
                 raise self._masked_action_error(masked[0], values[masked[0]])
@@ -378,36 +385,40 @@ class ShowParallelEnv(ParallelEnv):
                     flat[cell + public_column[token]] += 1
                     flat[cell + known_field[token]] += values[token]
         flat[o["leader"] + game.leader] = 1.0
+        alive, order, choices = o["alive"], o["order"], o["choices"]
+        character, character_width = o["character"], 1 + len(CHARACTERS)
         for seat in range(n):
-            flat[o["alive"] + seat] = float(game.alive[seat])
-            flat[o["order"] + seat] = -1.0
+            flat[alive + seat] = float(game.alive[seat])
+            flat[order + seat] = -1.0
             choice = game.last_choices[seat]
             if choice is not None:
-                flat[o["choices"] + 9 * seat + choice[0]] = 1.0
-                flat[o["choices"] + 9 * seat + 4 + choice[1]] = 1.0
-            character = game.characters[seat]
-            flat[o["character"] + (1 + len(CHARACTERS)) * seat
-                 + (0 if character is None else 1 + CHARACTERS.index(character))] = 1.0
+                flat[choices + 9 * seat + choice[0]] = 1.0
+                flat[choices + 9 * seat + 4 + choice[1]] = 1.0
+            flat[character + character_width * seat
+                 + CHARACTER_COLUMN[game.characters[seat]]] = 1.0
         for position, seat in enumerate(game.playing_order()):
-            flat[o["order"] + seat] = float(position)
+            flat[order + seat] = float(position)
         shared = o["shared"]
         flat[shared] = game.day
-        flat[shared + 1:shared + 10] = [len(game.piles[loc][kind]) for loc in (1, 2, 3)
-                                        for kind in range(3)]
+        flat[shared + 1:shared + 10] = [len(pile) for location in game.piles[1:]
+                                        for pile in location]
         flat[shared + 10] = len(game.coconuts)
         flat[shared + 11] = len(game.deck)
         if self._last_event is not None:
             flat[shared + 12 + tables.event_index[self._last_event]] = 1.0
-        buffer = np.array(flat, dtype=np.float32)
-        return {agent: {"observation": buffer[tables.gather[self.agent_seats[agent]]],
+        # Every seat's observation at once: one gather of the flat buffer, a row per seat.
+        rows = np.array(flat, dtype=np.float32)[self._gather]
+        seats = self.agent_seats
+        return {agent: {"observation": rows[seats[agent]],
                         "action_mask": self._agent_mask(agent).copy()}
                 for agent in agents}
 
-    def _agent_mask(self, agent: str) -> np.ndarray:
+    def _may_act(self, agent: str) -> bool:
         game = self.game
-        if self.agents and not game.done and game.alive[self.agent_seats[agent]]:
-            return self._mask
-        return self._out_mask
+        return bool(self.agents) and not game.done and game.alive[self.agent_seats[agent]]
+
+    def _agent_mask(self, agent: str) -> np.ndarray:
+        return self._mask if self._may_act(agent) else self._out_mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
         """The current observation of one agent (also after it left the game)."""
