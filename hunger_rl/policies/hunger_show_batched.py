@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from hunger_rl.envs.hunger_show.env import NUM_CHOICES, observation_layout
+from hunger_rl.envs.hunger_show.observation import NUM_CHOICES, observation_layout
 from hunger_rl.policies.hunger_show import (
     CROWD_REPLY_ROUNDS,
     HISTORY_SHARE,

@@ -26,7 +26,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hunger_rl.envs.hunger_show.batched import BatchedShow
-from hunger_rl.envs.hunger_show.env import NUM_CHOICES, OBSERVATION_HIGH
+from hunger_rl.envs.hunger_show.observation import NUM_CHOICES, OBSERVATION_HIGH
 from hunger_rl.policies.hunger_show_batched import LEARNER, POLICY_KINDS, BatchedShowPolicies
 from hunger_rl.training.batched_vec_env import WholeBatchVecEnv
 

@@ -29,17 +29,16 @@ from hunger_rl.envs.hunger_show.observation import (
     OWN_WIDTH,
     REWARD_MODES,
     SHAPING_WEIGHT,
+    action_name,
     legal_mask,
     observation_layout,
     observation_tables,
 )
 from hunger_rl.envs.hunger_show.render import render_text
 from hunger_rl.envs.hunger_show.tokens import (
-    ACTION_NAMES,
     CHARACTERS,
     LOCATION_NAMES,
     NUM_ACTIONS,
-    NUM_LOCATIONS,
 )
 from hunger_rl.envs.rendering import text_to_rgb
 from hunger_rl.envs.rewards import r1_reward
@@ -54,7 +53,6 @@ from hunger_rl.envs.validation import (
     describe,
     split_options,
 )
-from hunger_rl.envs.wrappers import OrderEnforcer, TerminateIllegal
 
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 # Where the legal actions travel: in a Dict observation (PettingZoo's classic envs) or in
@@ -68,26 +66,6 @@ NOOP_ACTION = 0
 DECISION_MODES = ("objects", "agents")
 # Column of each seat's character in its block of the observation (0: none).
 CHARACTER_COLUMN = {None: 0} | {name: 1 + i for i, name in enumerate(CHARACTERS)}
-
-
-def encode_action(location: int, act: int) -> int:
-    """``5 * location + act`` (locations campsite, beach, jungle, mountains; acts fruit,
-    chicken, raft, thief, guard)."""
-    if not (0 <= location < NUM_LOCATIONS and 0 <= act < NUM_ACTIONS):
-        raise ValueError(f"no action for location {location} and act {act}")
-    return NUM_ACTIONS * location + act
-
-
-def decode_action(action: int) -> tuple[int, int]:
-    """Inverse of ``encode_action``: (location, act)."""
-    if not 0 <= action < NUM_CHOICES:
-        raise ValueError(f"action {action} is outside 0..{NUM_CHOICES - 1}")
-    return divmod(int(action), NUM_ACTIONS)
-
-
-def action_name(action: int) -> str:
-    location, act = decode_action(action)
-    return f"{ACTION_NAMES[act]}@{LOCATION_NAMES[location]}"
 
 
 class ShowActionSpace(spaces.Discrete):
@@ -554,27 +532,3 @@ class ShowAECView(AECEnv):
     def close(self) -> None:
         self.env.close()
 
-
-def parallel_env(**kwargs: Any) -> ShowParallelEnv:
-    return ShowParallelEnv(**kwargs)
-
-
-def raw_env(**kwargs: Any) -> AECEnv:
-    """The AEC env: the view of the Parallel env, or with ``decision_mode="agents"`` the
-    full-decision env."""
-    if kwargs.get("decision_mode", "objects") == "agents":
-        from hunger_rl.envs.hunger_show.full_env import ShowFullDecisionEnv
-
-        return ShowFullDecisionEnv(**kwargs)
-    return ShowAECView(ShowParallelEnv(**kwargs))
-
-
-def env(illegal_action: str = "raise", **kwargs: Any) -> OrderEnforcer:
-    """The AEC view in PettingZoo's standard wrappers. ``illegal_action="terminate"`` adds
-    ``TerminateIllegal`` (PettingZoo's ``TerminateIllegalWrapper``): a masked action ends the
-    game at once with -1 for the offender and 0 for everybody else."""
-    check_choice(illegal_action, "illegal_action", ILLEGAL_ACTION_MODES)
-    view: AECEnv = raw_env(**kwargs)
-    if illegal_action == "terminate":
-        view = TerminateIllegal(view, illegal_reward=-1)
-    return OrderEnforcer(view)
