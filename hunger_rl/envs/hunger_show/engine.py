@@ -188,6 +188,12 @@ def resolve_decisions(decisions: Any, num_players: int) -> list:
     return seated
 
 
+def rules_decide(decisions: Sequence[Any]) -> bool:
+    """Whether every seat decides by ``DefaultDecisions`` itself, not a subclass or another
+    object: then every S19 answer is the rules' own."""
+    return all(type(obj) is DefaultDecisions for obj in decisions)
+
+
 # How a setup option names a token, by the category expected there (None: any).
 TOKEN_EXAMPLES = {None: "a token name such as 'can4'", RAFT: "a token name such as 'rope2'"}
 TOKEN_EXAMPLES.update({c: f"a value or a token name such as '{CATEGORY_NAMES[c]}2'"
@@ -338,6 +344,7 @@ class ShowGame:
         self.config = config
         self.num_players = n = config.num_players
         self.decisions = resolve_decisions(decisions, n)
+        self._rules_decide = rules_decide(self.decisions)
         setup = check_setup(setup if setup is not None else {}, config)
         self.category, self.value, self.raft_kind, self.colour = token_table(n)
         self.food = food_values(n)
@@ -798,10 +805,12 @@ class ShowGame:
         ``choices[seat]`` is the (location, action) pair of each living seat and None for the
         eliminated ones. A bad argument raises RuleError before anything changes. The day is
         atomic (S21j): if a decision object answers with a choice the rules do not allow (a
-        ``DecisionError``) or raises, the game, its RNG included, is restored as it was.
+        ``DecisionError``) or raises, the game, its RNG included, is restored as it was. When
+        every seat decides by ``DefaultDecisions`` itself (the S19 rules, whose answers are
+        legal by construction), nothing can be refused and the day takes no snapshot.
         """
         choices = self._checked_picks(choices)
-        saved = self._open_day()
+        saved = None if self._rules_decide else self._open_day()
         try:
             day, answer = self._resolve_day(choices), None
             while True:
@@ -810,7 +819,8 @@ class ShowGame:
             self._close_day()
             return finished.value
         except BaseException:
-            self._undo_day(saved)
+            if saved is not None:
+                self._undo_day(saved)
             raise
 
     def start_day(self, choices: Sequence[tuple[int, int] | None]) -> dict[str, Any] | None:
@@ -1005,6 +1015,7 @@ class ShowGame:
         game.category, game.value, game.raft_kind, game.colour = token_table(config.num_players)
         game.food = food_values(config.num_players)
         game.decisions = resolve_decisions(decisions, config.num_players)
+        game._rules_decide = rules_decide(game.decisions)
         version, internal, gauss = data["rng"]
         game._rng = random.Random()
         game._rng.setstate((version, tuple(internal), gauss))
