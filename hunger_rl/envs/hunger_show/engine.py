@@ -614,7 +614,8 @@ class ShowGame:
                        what: str) -> list[int]:
         """A decision object's list of distinct tokens, each one of ``offered`` (S21j)."""
         if isinstance(answer, list | tuple):
-            tokens = [int(t) for t in answer if is_integer(t) and t in offered]
+            tokens = [t if type(t) is int else int(t) for t in answer
+                      if (type(t) is int or is_integer(t)) and t in offered]
             if len(tokens) == len(answer) and len(set(tokens)) == len(tokens):
                 return tokens
         raise DecisionError(f"player_{player}'s {method} must return a list of distinct "
@@ -676,9 +677,11 @@ class ShowGame:
                 token = self._chosen(answer, holding, giver, "gift()", "a token it holds")
             self._transfer(token, giver, guard, "gift")
 
-    def _resolve_campsite(self, order: list[int], choices: Sequence) -> Resolution:
-        thieves = [p for p in order if choices[p] == (CAMPSITE, THIEF)]
-        guards = [p for p in order if choices[p] == (CAMPSITE, GUARD)]
+    def _resolve_campsite(self, here: list[int], order: list[int],
+                          choices: Sequence) -> Resolution:
+        """The day at the Campsite (S11, S12); ``here``: its players in playing order."""
+        thieves = [p for p in here if choices[p][1] == THIEF]
+        guards = [p for p in here if choices[p][1] == GUARD]
         thieves = thieves if len(thieves) <= 2 else []  # S8: 3+ cancel each other
         guards = guards if len(guards) <= 2 else []
         if thieves and guards:
@@ -911,10 +914,11 @@ class ShowGame:
             "end": None,
         }
         self.last_choices = choices
-        yield from self._resolve_campsite(order, choices)  # S7: Campsite, then Beach, Jungle ...
-        at: list[list[int]] = [[] for _ in range(locs)]
+        at: list[list[int]] = [[] for _ in range(locs)]  # each location's players, in order
         for p in order:
             at[choices[p][0]].append(p)
+        if at[CAMPSITE]:  # S7: Campsite, then Beach, Jungle, Mountains
+            yield from self._resolve_campsite(at[CAMPSITE], order, choices)
         for loc in range(BEACH, locs):
             if at[loc]:
                 yield from self._resolve_location(loc, at[loc], order, choices)
@@ -937,8 +941,8 @@ class ShowGame:
                 self._finish("C", {survivors[0]: self.ranking_key(survivors[0])})
                 self.winners = survivors
             else:
-                self.leader = next(s for s in ((self.leader + i) % n for i in range(1, n + 1))
-                                   if self.alive[s])
+                self.leader = next(s for s in [*range(self.leader + 1, n),
+                                               *range(self.leader + 1)] if self.alive[s])
         if self.done:
             log["end"] = {
                 "condition": self.end_condition,
