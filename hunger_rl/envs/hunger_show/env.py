@@ -198,7 +198,7 @@ class ShowParallelEnv(ParallelEnv):
         missing = [a for a in self.agents if a not in actions]
         if missing:
             raise IllegalActionError(f"no action for living agent(s) {missing}")
-        return {agent: self._check_action(agent, actions[agent]) for agent in self.agents}
+        return {agent: check_action(actions[agent], NUM_CHOICES, agent) for agent in self.agents}
 
     def _check_action(self, agent: str, action: Any) -> int:
         """``action`` as an int in the action space (mask unchecked): ``ActionTypeError``
@@ -225,8 +225,10 @@ class ShowParallelEnv(ParallelEnv):
 
     def step(self, actions: Mapping[str, Any]):
         values = self.check_actions(actions)
+        # The game is under way here (check_actions), so an agent's mask is its seat's.
+        alive, seats = self.game.alive, self.agent_seats
         masked = [agent for agent, value in values.items()
-                  if not (self._legal if self._may_act(agent) else self._out_legal)[value]]
+                  if not (self._legal if alive[seats[agent]] else self._out_legal)[value]]
         if masked:
             if self.illegal_action == "raise":
                 raise self._masked_action_error(masked[0], values[masked[0]])
@@ -257,13 +259,14 @@ class ShowParallelEnv(ParallelEnv):
         self._last_event = log["event"]
         n = self.config.num_players
         rewards = dict.fromkeys(acting, 0.0)
-        shares = self._win_shares()
-        for agent in players:
-            seat = seats[agent]
-            if game.done:
-                rewards[agent] = r1_reward(n, shares.get(seat, 0.0))
-            elif not game.alive[seat]:
-                rewards[agent] = r1_reward(n, 0.0)  # R1: eliminated early, paid on leaving
+        if game.done:
+            shares = self._win_shares()
+            for agent in players:
+                rewards[agent] = r1_reward(n, shares.get(seats[agent], 0.0))
+        else:
+            for agent in players:
+                if not game.alive[seats[agent]]:
+                    rewards[agent] = r1_reward(n, 0.0)  # R1: eliminated early, paid on leaving
         if self.reward_mode == "shaped":
             self._shape(players, rewards)
         if self.eliminated == "stay":
@@ -386,17 +389,18 @@ class ShowParallelEnv(ParallelEnv):
             flat[shared + 12 + tables.event_index[self._last_event]] = 1.0
         # Every seat's observation at once: one gather of the flat buffer, a row per seat.
         rows = np.array(flat, dtype=np.float32)[self._gather]
-        seats = self.agent_seats
+        seats, alive = self.agent_seats, game.alive
+        live = bool(self.agents) and not game.done  # as _agent_mask, once for all seats
         return {agent: {"observation": rows[seats[agent]],
-                        "action_mask": self._agent_mask(agent).copy()}
+                        "action_mask": (self._mask if live and alive[seats[agent]]
+                                        else self._out_mask).copy()}
                 for agent in agents}
 
-    def _may_act(self, agent: str) -> bool:
-        game = self.game
-        return bool(self.agents) and not game.done and game.alive[self.agent_seats[agent]]
-
     def _agent_mask(self, agent: str) -> np.ndarray:
-        return self._mask if self._may_act(agent) else self._out_mask
+        game = self.game
+        if self.agents and not game.done and game.alive[self.agent_seats[agent]]:
+            return self._mask
+        return self._out_mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
         """The current observation of one agent (also after it left the game)."""
