@@ -257,7 +257,7 @@ def run_rounds(sides: dict[str, Worker], names: list[str], ref: str, args) -> No
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     print(f"this checkout against {ref}: medians of {args.rounds} alternating rounds of "
           f"{args.seconds:g} s, CPUs {cpus}, load average {load}")
-    print(f"{'benchmark':<30}{'this':>12}{ref[:12]:>14}   ratio (range)   agent-steps/s")
+    print(f"{'agent-steps/s':<30}{'this':>12}{ref[:12]:>14}   ratio this/{ref[:12]} (range)")
     for name, (ours, theirs) in rates.items():
         ratios = [mine / other_rate for mine, other_rate in zip(ours, theirs, strict=True)]
         print(f"{name:<30}{statistics.median(ours):>12,.0f}{statistics.median(theirs):>14,.0f}"
