@@ -191,7 +191,7 @@ class ShowParallelEnv(ParallelEnv):
                                   f"{describe(actions)}")
         if not self.agents:
             raise IllegalActionError("the show is over; call reset() to start a new game")
-        unknown = [a for a in actions if a not in self.agent_seats]
+        unknown = [a for a in actions if not (isinstance(a, str) and a in self.agent_seats)]
         if unknown:
             raise IllegalActionError(f"unknown agent(s) {describe(unknown)}; agents are "
                                      f"{self.possible_agents}")
