@@ -7,16 +7,29 @@ interleaved, and reports medians and their ratio, since machines are noisy.
     python scripts/bench_envs.py --only hungry    # one of them
     python scripts/bench_envs.py --batched --one-core   # batched Hungry against Pgx
     python scripts/bench_envs.py --batched --game hunger_show --one-core   # batched HUNGER
+    python scripts/bench_envs.py --against b5ffab3 --one-core   # this checkout against a commit
 
 References need PettingZoo's classic games: ``pip install -e '.[bench]'``.
+
+``--against REF`` measures this checkout against the git ref REF instead of the reference envs:
+REF is checked out in a temporary git worktree, each side imports its own ``hunger_rl`` in a
+worker process of its own (the same measuring loops of this script), and the two workers take
+turns, one benchmark at a time, alternating which side goes first. Printed per benchmark: the
+medians of both sides and the median of the per-round ratios (this checkout / REF), with their
+range; a benchmark the other side cannot run (an API it lacks) is named and skipped.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -130,10 +143,147 @@ def bench_hunger_show(args) -> None:
 
 BENCHMARKS = {"hungry": bench_hungry, "hunger_show": bench_hunger_show}
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def hungry_env_rate(num_players: int, seconds: float) -> float:
+    from hunger_rl.envs import hungry_v0
+
+    return aec_steps_per_second(lambda: hungry_v0.env(num_players=num_players), seconds)
+
+
+def show_env_rate(num_players: int, seconds: float) -> float:
+    from hunger_rl.envs import hunger_show_v0
+
+    return parallel_steps_per_second(
+        lambda: hunger_show_v0.parallel_env(num_players=num_players), seconds)
+
+
+def batched_hungry_rate(seconds: float) -> float:
+    from bench_batched import hungry_rate
+
+    return hungry_rate(256, 2, seconds)
+
+
+def batched_show_rate(seconds: float) -> float:
+    from bench_batched import show_rate
+
+    return show_rate(256, 4, seconds)
+
+
+# --against: per group of --only, the side-by-side benchmarks, each measuring ``seconds``.
+AGAINST_BENCHMARKS: dict[str, dict[str, Callable[[float], float]]] = {
+    "hungry": {f"hungry_v0 env() {n}p": lambda s, n=n: hungry_env_rate(n, s) for n in (2, 4)},
+    "hunger_show": {"hunger_show_v0 parallel 4p": lambda s: show_env_rate(4, s)},
+    "batched_hungry": {"BatchedHungry 2p B=256": batched_hungry_rate},
+    "batched_show": {"BatchedShow 4p B=256": batched_show_rate},
+}
+AGAINST_BY_NAME = {name: measure for group in AGAINST_BENCHMARKS.values()
+                   for name, measure in group.items()}
+
+
+def serve_measurements() -> None:
+    """The worker of ``--against``: says where its ``hunger_rl`` comes from, then answers each
+    line ``SECONDS NAME`` with the rate of that benchmark (or ``error: ...``)."""
+    import hunger_rl
+
+    print(f"ready {Path(hunger_rl.__file__).resolve().parents[1]}", flush=True)
+    for line in sys.stdin:
+        seconds, name = line.rstrip("\n").split(" ", 1)
+        try:
+            print(repr(AGAINST_BY_NAME[name](float(seconds))), flush=True)
+        except Exception as error:  # reported by the parent: this side cannot run it
+            print(f"error: {type(error).__name__}: {error}".replace("\n", " "), flush=True)
+
+
+class Worker:
+    """One side of ``--against``: this script in a process importing ``hunger_rl`` from
+    ``root`` only."""
+
+    def __init__(self, root: Path):
+        environment = dict(os.environ, PYTHONPATH=str(root))
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--worker"], cwd=root,
+            env=environment, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        ready = self.process.stdout.readline().split()
+        if ready[:1] != ["ready"] or Path(ready[1]) != root.resolve():
+            self.close()
+            raise SystemExit(f"the worker for {root} imported hunger_rl from "
+                             f"{ready[1:] or 'nowhere'}")
+
+    def measure(self, name: str, seconds: float) -> float | str:
+        self.process.stdin.write(f"{seconds} {name}\n")
+        self.process.stdin.flush()
+        answer = self.process.stdout.readline().strip()
+        if not answer:
+            raise SystemExit(f"the worker stopped while measuring {name}")
+        return answer if answer.startswith("error") else float(answer)
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def compare_against(ref: str, args) -> None:
+    """This checkout against ``ref``, each benchmark in alternating turns (see the docstring)."""
+    names = [name for group in (args.only or AGAINST_BENCHMARKS)
+             for name in AGAINST_BENCHMARKS[group]]
+    commit = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+                            cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    if not commit:
+        raise SystemExit(f"--against: {ref!r} is not a commit of this repository")
+    with tempfile.TemporaryDirectory(prefix="bench-against-") as scratch:
+        tree = Path(scratch) / "tree"
+        subprocess.run(["git", "worktree", "add", "--detach", "--quiet", str(tree), commit],
+                       cwd=ROOT, check=True)
+        try:
+            sides = {"this": Worker(ROOT), ref: Worker(tree)}
+            try:
+                run_rounds(sides, names, ref, args)
+            finally:
+                for worker in sides.values():
+                    worker.close()
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT,
+                           check=True)
+
+
+def run_rounds(sides: dict[str, Worker], names: list[str], ref: str, args) -> None:
+    this, other = sides["this"], sides[ref]
+    skipped: dict[str, str] = {}
+    for name in names:  # warm-up (numba compiles, caches); a side that cannot run it is named
+        for side, worker in sides.items():
+            answer = worker.measure(name, min(args.seconds, 0.2))
+            if isinstance(answer, str):
+                skipped[name] = f"{side}: {answer}"
+    names = [name for name in names if name not in skipped]
+    rates: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in names}
+    for round_index in range(args.rounds):
+        for name in names:
+            order = (this, other) if round_index % 2 == 0 else (other, this)
+            measured = {worker: worker.measure(name, args.seconds) for worker in order}
+            rates[name][0].append(measured[this])
+            rates[name][1].append(measured[other])
+    cpus = sorted(os.sched_getaffinity(0))
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(f"this checkout against {ref}: medians of {args.rounds} alternating rounds of "
+          f"{args.seconds:g} s, CPUs {cpus}, load average {load}")
+    print(f"{'agent-steps/s':<30}{'this':>12}{ref[:12]:>14}   ratio this/{ref[:12]} (range)")
+    for name, (ours, theirs) in rates.items():
+        ratios = [mine / other_rate for mine, other_rate in zip(ours, theirs, strict=True)]
+        print(f"{name:<30}{statistics.median(ours):>12,.0f}{statistics.median(theirs):>14,.0f}"
+              f"   {statistics.median(ratios):5.2f}x ({min(ratios):.2f}-{max(ratios):.2f})")
+    for name, why in skipped.items():
+        print(f"{name:<30}not compared: {why}")
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=sorted(BENCHMARKS), action="append")
+    parser.add_argument("--only", choices=sorted(AGAINST_BENCHMARKS), action="append",
+                        help="batched_hungry and batched_show with --against only")
+    parser.add_argument("--against", metavar="REF",
+                        help="measure this checkout against a git ref instead of references")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seconds", type=float, default=1.0, help="length of one round")
     parser.add_argument(
         "--rounds", type=int, default=15, help="interleaved rounds per env (many short: less noise)"
@@ -148,6 +298,18 @@ def main() -> None:
         "--one-core", action="store_true", help="pin to one CPU, one thread for XLA and BLAS"
     )
     args = parser.parse_args()
+    if args.worker:
+        serve_measurements()
+        return
+    if args.against is not None:
+        if args.one_core:
+            from bench_batched import pin_to_one_core
+
+            pin_to_one_core()  # the workers inherit the CPU and the thread settings
+        compare_against(args.against, args)
+        return
+    if any(name not in BENCHMARKS for name in args.only or ()):
+        parser.error("--only batched_hungry / batched_show need --against (else: --batched)")
     if args.batched:
         from bench_batched import bench_batched, pin_to_one_core
 

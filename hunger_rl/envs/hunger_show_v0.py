@@ -208,28 +208,33 @@ from __future__ import annotations
 
 import random
 import sys
-from typing import TextIO
+from typing import Any, TextIO
+
+from pettingzoo import AECEnv
 
 from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
 from hunger_rl.envs.hunger_show.engine import ShowConfig, ShowGame, day_log_text
 from hunger_rl.envs.hunger_show.env import (
+    AEC_ELIMINATED_DEFAULT,
+    ILLEGAL_ACTION_MODES,
     NOOP_ACTION,
     ShowAECState,
     ShowAECView,
     ShowParallelEnv,
+)
+from hunger_rl.envs.hunger_show.full_decisions import describe_action
+from hunger_rl.envs.hunger_show.full_env import ShowFullDecisionEnv
+from hunger_rl.envs.hunger_show.observation import (
     action_name,
     decode_action,
     encode_action,
-    env,
+    full_observation_layout,
     legal_mask,
     observation_layout,
-    parallel_env,
-    raw_env,
 )
-from hunger_rl.envs.hunger_show.full_decisions import describe_action
-from hunger_rl.envs.hunger_show.full_env import ShowFullDecisionEnv, full_observation_layout
 from hunger_rl.envs.hunger_show.tokens import CHARACTERS, EVENT_CARD_NAMES
-from hunger_rl.envs.validation import IllegalActionError
+from hunger_rl.envs.validation import IllegalActionError, check_choice
+from hunger_rl.envs.wrappers import OrderEnforcer, TerminateIllegal
 
 __all__ = [
     "CHARACTERS", "EVENT_CARD_NAMES", "NOOP_ACTION", "DefaultDecisions", "IllegalActionError",
@@ -238,6 +243,30 @@ __all__ = [
     "encode_action", "env", "full_observation_layout", "legal_mask", "observation_layout",
     "parallel_env", "raw_env",
 ]
+
+
+def parallel_env(**kwargs: Any) -> ShowParallelEnv:
+    """The native Parallel env (the options of the card)."""
+    return ShowParallelEnv(**kwargs)
+
+
+def raw_env(**kwargs: Any) -> AECEnv:
+    """The AEC env: the view of the Parallel env (``eliminated="stay"`` unless told otherwise,
+    ``AEC_ELIMINATED_DEFAULT``), or with ``decision_mode="agents"`` the full-decision env."""
+    if kwargs.get("decision_mode", "objects") == "agents":
+        return ShowFullDecisionEnv(**kwargs)
+    return ShowAECView(ShowParallelEnv(**{"eliminated": AEC_ELIMINATED_DEFAULT, **kwargs}))
+
+
+def env(illegal_action: str = "raise", **kwargs: Any) -> OrderEnforcer:
+    """The AEC view in PettingZoo's standard wrappers. ``illegal_action="terminate"`` adds
+    ``TerminateIllegal`` (PettingZoo's ``TerminateIllegalWrapper``): a masked action ends the
+    game at once with -1 for the offender and 0 for everybody else."""
+    check_choice(illegal_action, "illegal_action", ILLEGAL_ACTION_MODES)
+    view: AECEnv = raw_env(**kwargs)
+    if illegal_action == "terminate":
+        view = TerminateIllegal(view, illegal_reward=-1)
+    return OrderEnforcer(view)
 
 
 def demo(num_players: int = 4, seed: int = 0, out: TextIO | None = None) -> None:

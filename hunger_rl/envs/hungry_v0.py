@@ -85,6 +85,12 @@ places, bonus, total) and `game`.
   (PettingZoo's wrapper only warned).
 """
 
+import sys
+from typing import Any, TextIO
+
+import numpy as np
+from pettingzoo import AECEnv
+
 from hunger_rl.envs.hungry.engine import (
     COLOURS,
     NUM_ACTIONS,
@@ -99,12 +105,16 @@ from hunger_rl.envs.hungry.engine import (
     describe_action,
     encode_action,
 )
-from hunger_rl.envs.hungry.env import demo, env, observation_layout, raw_env
+from hunger_rl.envs.hungry.env import HungryEnv
+from hunger_rl.envs.hungry.observation import observation_layout
+from hunger_rl.envs.validation import ILLEGAL_ACTION_MODES, check_choice
+from hunger_rl.envs.wrappers import OrderEnforcer, TerminateIllegal
 
 __all__ = [
     "COLOURS",
     "NUM_ACTIONS",
     "NUM_CARD_TYPES",
+    "HungryEnv",
     "HungryState",
     "IllegalActionError",
     "card_colour",
@@ -119,3 +129,44 @@ __all__ = [
     "observation_layout",
     "raw_env",
 ]
+
+
+def raw_env(**kwargs: Any) -> HungryEnv:
+    """The native AEC env, unwrapped (the options of the card)."""
+    return HungryEnv(**kwargs)
+
+
+def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
+    """``raw_env`` in PettingZoo's standard wrappers.
+
+    ``OrderEnforcingWrapper`` always (as ``OrderEnforcer``, raising ``NotResetError`` before
+    ``reset``). ``AssertOutOfBoundsWrapper`` is left out: ``raw_env``
+    already rejects a wrong type or range with an error that names the action.
+    ``illegal_action="raise"`` (default) raises :class:`IllegalActionError` on a masked action,
+    leaving the game unchanged; ``"terminate"`` follows PettingZoo's ``TerminateIllegalWrapper``:
+    the game ends, the offender gets -1 and everybody else 0 (an action of the wrong type or
+    range still raises).
+    """
+    check_choice(illegal_action, "illegal_action", ILLEGAL_ACTION_MODES)
+    wrapped: AECEnv = raw_env(**kwargs)
+    if illegal_action == "terminate":
+        wrapped = TerminateIllegal(wrapped, illegal_reward=-1)
+    return OrderEnforcer(wrapped)
+
+
+def demo(num_players: int = 2, seed: int = 0, out: TextIO | None = None) -> None:
+    """Print one game of uniformly random legal plays, turn by turn, then the final table."""
+    out = out if out is not None else sys.stdout
+    game_env = raw_env(num_players=num_players, render_mode="ansi")
+    game_env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    print(game_env.render(), file=out)
+    for agent in game_env.agent_iter():
+        observation, _, termination, truncation, _ = game_env.last()
+        if termination or truncation:
+            game_env.step(None)
+            continue
+        action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+        print(f"{agent}: {describe_action(action)}", file=out)
+        game_env.step(action)
+    print(game_env.render(), file=out)

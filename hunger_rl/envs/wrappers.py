@@ -9,19 +9,46 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWra
 from hunger_rl.envs.validation import IllegalActionError, NotResetError, check_action, describe
 
 
+def _after_reset(name: str) -> property:
+    """An attribute of the wrapped env that ``OrderEnforcingWrapper`` hides before ``reset``,
+    read directly: PettingZoo forwards it through two ``__getattr__`` calls, each after a failed
+    lookup, and a turn reads several."""
+
+    def read(wrapper: OrderEnforcer) -> Any:
+        if not wrapper._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(wrapper.env, name)
+
+    return property(read)
+
+
 class OrderEnforcer(OrderEnforcingWrapper):
     """``OrderEnforcingWrapper`` whose ``step`` and ``observe`` before ``reset`` raise
-    ``NotResetError`` (a ``RuntimeError``) instead of a bare ``AssertionError``, and whose
-    ``step`` after every agent left raises ``IllegalActionError`` (the environment cards'
-    promise) where PettingZoo's only warns and ignores it."""
+    ``NotResetError`` (a ``RuntimeError``) instead of a bare ``AssertionError``, whose ``step``
+    after every agent left raises ``IllegalActionError`` (the environment cards' promise) where
+    PettingZoo's only warns and ignores it, and whose turn state (``agents``,
+    ``agent_selection``, ``last()``...) reads straight from the wrapped env."""
+
+    agents = _after_reset("agents")
+    agent_selection = _after_reset("agent_selection")
+    rewards = _after_reset("rewards")
+    terminations = _after_reset("terminations")
+    truncations = _after_reset("truncations")
+    infos = _after_reset("infos")
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            return super().last(observe)  # raises as PettingZoo's wrapper does
+        return self.env.last(observe)
 
     def step(self, action: Any) -> None:
         if not self._has_reset:
             raise NotResetError("call reset() before step()")
-        if not self.agents:
+        if not self.env.agents:
             raise IllegalActionError("the game is over and every agent has left; call reset() "
                                      "to start a new game")
-        super().step(action)
+        self._has_updated = True  # what OrderEnforcingWrapper.step does, two frames fewer
+        self.env.step(action)
 
     def observe(self, agent: Any) -> Any:
         if not self._has_reset:

@@ -17,9 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from hunger_rl.envs.hunger_show.env import observation_layout
 from hunger_rl.envs.hunger_show.full_decisions import NUM_PICKS
-from hunger_rl.envs.hunger_show.full_env import full_observation_layout
+from hunger_rl.envs.hunger_show.observation import full_observation_layout, observation_layout
 from hunger_rl.envs.hunger_show.tokens import (
     CAMPSITE,
     CHICKEN,

@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from hunger_rl.envs.hungry import env as hungry_env
 from hunger_rl.envs.hungry.batched import BatchedHungry
 from hunger_rl.envs.hungry.engine import NUM_ACTIONS
+from hunger_rl.envs.hungry.env import HungryEnv
 from hunger_rl.policies.hungry_batched import POLICY_KINDS, BatchedPolicy
 from hunger_rl.training.batched_learner import LearnerOutputs, play_to_learners, step_learners
 from hunger_rl.training.single_agent import MARGIN_SCALE
@@ -71,7 +71,7 @@ class BatchedHungryVecEnv(WholeBatchVecEnv):
         self._seed = seed
         self._actions: np.ndarray | None = None
         if encode is None:
-            observation_space = hungry_env.raw_env(num_players=num_players).observation_space(
+            observation_space = HungryEnv(num_players=num_players).observation_space(
                 "player_0"
             )["observation"]
         else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hunger_rl.envs.hunger_show.env import decode_action
+from hunger_rl.envs.hunger_show.observation import decode_action
 from hunger_rl.envs.hunger_show.tokens import (
     ACTION_NAMES,
     CATEGORY_NAMES,

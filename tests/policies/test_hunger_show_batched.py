@@ -97,3 +97,17 @@ def test_batched_players_pick_legal_actions_and_leave_the_learner_alone():
         out = batch.step(actions)
     with pytest.raises(ValueError, match="not 'forecast'"):
         BatchedShowPolicies([["forecast"] * 4], 4)
+
+
+def test_the_compiled_players_load_without_pettingzoo():
+    """The compiled players and the batched engine they play take HUNGER's layouts and action
+    encoding from the engine level, so loading them imports no PettingZoo (a fresh process:
+    this one has imported it already)."""
+    import subprocess
+    import sys
+
+    check = ("import sys, hunger_rl.policies.hunger_show_batched; "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pettingzoo'))")
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "[]", done.stdout

@@ -9,7 +9,8 @@ checks every answer before it uses it; an answer the rules do not allow raises `
 and the whole day is undone (S21j).
 
 Token ids are engine handles; read a token with ``game.category[t]``, ``game.value[t]``,
-``game.raft_kind[t]`` and ask ``game.knows(player, t)`` whether a player remembers its value.
+``game.raft_kind[t]`` (``game.food[t]``: its worth at supper, 0 for raft) and ask
+``game.knows(player, t)`` whether a player remembers its value.
 """
 
 from __future__ import annotations
@@ -18,7 +19,14 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from hunger_rl.envs.hunger_show.tokens import CAN, CHICKEN, COCONUT, FRUIT, RAFT
+from hunger_rl.envs.hunger_show.tokens import (
+    CAN,
+    CHICKEN,
+    COCONUT,
+    FRUIT,
+    RAFT,
+    token_table,
+)
 
 if TYPE_CHECKING:
     from hunger_rl.envs.hunger_show.engine import ShowGame
@@ -37,6 +45,11 @@ SUPPER_PLANS = tuple(
     ((sum(p) - 4, len(p)), tuple((v, p.count(v)) for v in sorted(set(p), reverse=True)))
     for p in SUPPER_PATTERNS
 )
+
+# A supper candidate is sorted as the int (its SUPPER_RANK << TOKEN_BITS) + its id: by rank,
+# then id, without a key function. Ids stay below 2 ** TOKEN_BITS with the most players, 6 (S1).
+TOKEN_BITS = len(token_table(6)[0]).bit_length()
+TOKEN_MASK = (1 << TOKEN_BITS) - 1
 
 
 def raft_sets_and_units(game: ShowGame, tokens: Sequence[int]) -> tuple[int, int]:
@@ -136,28 +149,28 @@ class DefaultDecisions:
         (S21d) the values sorted high to low first lexicographically (3+1 before 2+2), then the
         lowest token ids. Called only when the player's food is worth at least 4."""
         category, value = game.category, game.value
-        by_value: list[list[int]] = [[], [], [], [], []]
-        for token in game.holdings[player]:
-            if value[token] and category[token] != RAFT:
-                by_value[value[token]].append(token)
-        for tokens in by_value:
-            if len(tokens) > 1:
-                tokens.sort(key=lambda t: (SUPPER_RANK[category[t]], t))
+        by_value: list[list[int]] = [[], [], [], [], []]  # sort keys of the food by value
+        for key in sorted([(SUPPER_RANK[category[t]] << TOKEN_BITS) + t
+                           for t in game.holdings[player] if value[t] and category[t] != RAFT]):
+            by_value[value[key & TOKEN_MASK]].append(key)
         if by_value[4]:
-            return [by_value[4][0]]  # a single 4 beats every other pattern
+            return [by_value[4][0] & TOKEN_MASK]  # a single 4 beats every other pattern
+        counts = [len(keys) for keys in by_value]
         best_head, best_mix, best = None, None, None
         for head, needed in SUPPER_PLANS:
             if best_head is not None and head != best_head:
                 break  # later patterns overpay more or use more tokens
-            if not all(len(by_value[v]) >= n for v, n in needed):
-                continue
-            chosen = [t for v, n in needed for t in by_value[v][:n]]
-            mix = sorted(SUPPER_RANK[category[t]] for t in chosen)
-            if best is None or mix < best_mix:
-                best_head, best_mix, best = head, mix, chosen
+            for v, n in needed:
+                if counts[v] < n:
+                    break
+            else:
+                chosen = [key for v, n in needed for key in by_value[v][:n]]
+                mix = sorted([key >> TOKEN_BITS for key in chosen])
+                if best is None or mix < best_mix:
+                    best_head, best_mix, best = head, mix, chosen
         if best is None:
             raise ValueError(f"player {player} cannot pay for supper")
-        return best
+        return [key & TOKEN_MASK for key in best]
 
     def reject(self, game: ShowGame, player: int, drawn: Sequence[int]) -> tuple[int, bool]:
         """Eagle eye / Raptor / Sweet (S20): which drawn token goes back, and whether to the

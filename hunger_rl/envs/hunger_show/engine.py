@@ -14,7 +14,7 @@ import random
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
 from hunger_rl.envs.hunger_show.full_decisions import PendingChoice, decision_steps
@@ -23,6 +23,7 @@ from hunger_rl.envs.hunger_show.tokens import (
     BEACH,
     CAMPSITE,
     CAN,
+    CARD_PARTS,
     CATEGORY_NAMES,
     CHARACTERS,
     CHICKEN,
@@ -42,7 +43,7 @@ from hunger_rl.envs.hunger_show.tokens import (
     RAT_PLAGUE,
     THIEF,
     UNPLEASANT_CARDS,
-    parse_card,
+    food_values,
     parse_token_spec,
     token_spec,
     token_table,
@@ -71,10 +72,10 @@ PILE_LABELS = tuple(
 STACK_LABEL, OUT_LABEL = "coconuts", "out"
 
 
-@dataclass(frozen=True)
-class Ask:
+class Ask(NamedTuple):
     """A request for one choice of S19: ``player``'s decision-object method ``method`` called
-    with ``args`` after the game and the player (see ``DefaultDecisions``)."""
+    with ``args`` after the game and the player (see ``DefaultDecisions``). A tuple, since a
+    day makes several and a tuple is the cheapest to build."""
 
     player: int
     method: str
@@ -187,6 +188,12 @@ def resolve_decisions(decisions: Any, num_players: int) -> list:
     return seated
 
 
+def rules_decide(decisions: Sequence[Any]) -> bool:
+    """Whether every seat decides by ``DefaultDecisions`` itself, not a subclass or another
+    object: then every S19 answer is the rules' own."""
+    return all(type(obj) is DefaultDecisions for obj in decisions)
+
+
 # How a setup option names a token, by the category expected there (None: any).
 TOKEN_EXAMPLES = {None: "a token name such as 'can4'", RAFT: "a token name such as 'rope2'"}
 TOKEN_EXAMPLES.update({c: f"a value or a token name such as '{CATEGORY_NAMES[c]}2'"
@@ -296,18 +303,23 @@ def check_setup(setup: Any, config: ShowConfig) -> dict[str, Any]:
 
 @lru_cache(maxsize=8)
 def supply_pools(num_players: int) -> tuple[dict[tuple[int, int, int], tuple[int, ...]],
-                                            dict[tuple[int, int], tuple[int, ...]]]:
-    """Token ids by type: shared tokens by (category, raft kind, value), cans by (seat, value)."""
+                                            dict[tuple[int, int], tuple[int, ...]],
+                                            tuple[tuple[int, ...], ...]]:
+    """Token ids of a game by type: shared tokens by (category, raft kind, value), cans by
+    (seat, value), and the shared tokens by category; each in id order."""
     categories, values, kinds, colours = token_table(num_players)
     shared: dict[tuple[int, int, int], list[int]] = {}
     cans: dict[tuple[int, int], list[int]] = {
         (seat, v): [] for seat in range(num_players) for v in range(1, 5)}
+    by_category: list[list[int]] = [[] for _ in CATEGORY_NAMES]
     for token, category in enumerate(categories):
         if category == CAN:
             cans[(colours[token], values[token])].append(token)
         else:
             shared.setdefault((category, kinds[token], values[token]), []).append(token)
-    return ({k: tuple(v) for k, v in shared.items()}, {k: tuple(v) for k, v in cans.items()})
+            by_category[category].append(token)
+    return ({k: tuple(v) for k, v in shared.items()}, {k: tuple(v) for k, v in cans.items()},
+            tuple(tuple(ids) for ids in by_category))
 
 
 def _is_pick(choice: Any, num_locs: int) -> bool:
@@ -315,7 +327,8 @@ def _is_pick(choice: Any, num_locs: int) -> bool:
     if not isinstance(choice, tuple | list) or len(choice) != 2:
         return False
     location, action = choice
-    return (is_integer(location) and is_integer(action)
+    return ((type(location) is int or is_integer(location))
+            and (type(action) is int or is_integer(action))
             and 0 <= location < num_locs and 0 <= action < NUM_ACTIONS)
 
 
@@ -331,9 +344,13 @@ class ShowGame:
         self.config = config
         self.num_players = n = config.num_players
         self.decisions = resolve_decisions(decisions, n)
+        self._rules_decide = rules_decide(self.decisions)
         setup = check_setup(setup if setup is not None else {}, config)
         self.category, self.value, self.raft_kind, self.colour = token_table(n)
-        self.rng = random.Random(seed)
+        self.food = food_values(n)
+        self._rng = random.Random(seed)
+        self._day_open = False
+        self._rng_before_day: tuple | None = None
         self.known = [0] * len(self.category)
         self.alive = [True] * n
         self.day = 0
@@ -342,50 +359,76 @@ class ShowGame:
         self.winners: list[int] = []
         self.final_keys: dict[int, tuple[int, int, int]] = {}
         self.last_choices: list[tuple[int, int] | None] = [None] * n
-        self.leader = setup["leader"] if "leader" in setup else self.rng.randrange(n)
+        self.leader = setup["leader"] if "leader" in setup else self._rng.randrange(n)
         self.characters = self._deal_characters(setup.get("characters"))
         self._deal_tokens(setup)
         self.deck = self._build_deck(setup.get("event_deck"))
         self._moves: list[tuple[str, str, str, str]] = []
         self._clear_pending()
 
+    @property
+    def rng(self) -> random.Random:
+        """The game's seeded RNG (decision objects break ties with it). During a day its state
+        is saved at its first use, so that an undone day (S21j) restores it; a day that never
+        uses it saves nothing (getstate copies 625 words)."""
+        if self._day_open and self._rng_before_day is None:
+            self._rng_before_day = self._rng.getstate()
+        return self._rng
+
+    def _open_day(self) -> dict[str, Any]:
+        """Start an atomic day (S21j): the state to restore if it is undone (``_undo_day``)."""
+        self._day_open = True
+        return self._day_state()
+
+    def _close_day(self) -> None:
+        self._day_open = False
+        self._rng_before_day = None
+
+    def _undo_day(self, saved: dict[str, Any]) -> None:
+        """Back to the state ``_open_day`` saved, the RNG's included if the day used it."""
+        rng_state = self._rng_before_day
+        self.__dict__.update(saved)
+        if rng_state is not None:
+            self._rng.setstate(rng_state)
+        self._close_day()
+
     def _clear_pending(self) -> None:
         self.pending: PendingChoice | None = None
         self._day: Resolution | None = None
         self._steps: Generator[PendingChoice, int, Any] | None = None
-        self._day_start: tuple[dict[str, Any], Any] | None = None
+        self._day_start: dict[str, Any] | None = None
 
     # ----------------------------------------------------------------- setup
     def _deal_characters(self, chosen: list[str] | None) -> list[str | None]:
         if not self.config.characters:
             return [None] * self.num_players
-        return chosen if chosen is not None else list(self.rng.sample(CHARACTERS,
+        return chosen if chosen is not None else list(self._rng.sample(CHARACTERS,
                                                                         self.num_players))
 
     def _deal_tokens(self, setup: Mapping[str, Any]) -> None:
-        """Place every token; ``setup`` is checked by ``check_setup``."""
+        """Place every token; ``setup`` is checked by ``check_setup``. Tokens the setup names
+        are the lowest ids of their type left in the supply; the piles and the coconut stack
+        are filled from the rest, shuffled in id order."""
         n, locs = self.num_players, self.config.num_locations
-        shared_supply, can_supply = supply_pools(n)
-        available = {key: list(ids) for key, ids in shared_supply.items()}
-        cans = {key: list(ids) for key, ids in can_supply.items()}
+        shared_supply, can_supply, by_category = supply_pools(n)
+        taken: set[int] = set()
 
         def take(parsed: tuple[int, int, int], path: str, seat: int | None = None) -> int:
-            pool = cans[(seat, parsed[2])] if parsed[0] == CAN else available[parsed]
-            if not pool:
+            pool = (can_supply[(seat, parsed[2])] if parsed[0] == CAN
+                    else shared_supply.get(parsed, ()))
+            token = next((t for t in pool if t not in taken), None)
+            if token is None:
                 raise RuleError(f"{path}: no {token_spec(*parsed)} token left in the supply "
                                 "(S2, S3)")
-            return pool.pop(0)
+            taken.add(token)
+            return token
 
         given_seats = setup.get("holdings", {})
-        self.holdings: list[list[int]] = [[] for _ in range(n)]
-        for seat in range(n):
-            if seat in given_seats:
-                self.holdings[seat] = [take(parsed, path, seat)
-                                       for parsed, path in given_seats[seat]]
-            else:
-                self.holdings[seat] = [t for v in range(1, 5) for t in cans[(seat, v)]]
-                for v in range(1, 5):
-                    cans[(seat, v)] = []
+        self.holdings: list[list[int]] = [
+            [take(parsed, path, seat) for parsed, path in given_seats[seat]]
+            if seat in given_seats
+            else [t for v in range(1, 5) for t in can_supply[(seat, v)]]
+            for seat in range(n)]
         for seat, holding in enumerate(self.holdings):
             for token in holding:
                 self.known[token] |= 1 << seat
@@ -396,35 +439,42 @@ class ShowGame:
 
         # Piles and stacks keep their top at the end of the list.
         self.piles: list[list[list[int]]] = [[[], [], []] for _ in range(4)]
+        placed = [False] * len(self.category)
         for kind in range(3):
-            pool = [t for key, ts in available.items() if key[0] == kind for t in ts]
-            pool.sort()
-            self.rng.shuffle(pool)
+            pool = [t for t in by_category[kind] if t not in taken] if taken else list(
+                by_category[kind])
+            self._rng.shuffle(pool)
             for loc in range(1, locs):
                 top = given_piles.get((loc, kind), [])
                 need = PILE_SIZES[kind] - len(top)
                 if need > len(pool):
                     raise RuleError(f"options[\"piles\"]: not enough {CATEGORY_NAMES[kind]} "
                                     "tokens left to fill the piles (S2)")
-                self.piles[loc][kind] = pool[:need] + top[::-1]
+                self.piles[loc][kind] = pile = pool[:need] + top[::-1]
                 pool = pool[need:]
-        rest = sorted(t for key, ts in available.items() if key[0] == COCONUT for t in ts)
-        self.rng.shuffle(rest)
+                for token in pile:
+                    placed[token] = True
+        rest = ([t for t in by_category[COCONUT] if t not in taken] if taken
+                else list(by_category[COCONUT]))
+        self._rng.shuffle(rest)
         self.coconuts = rest + given_coconuts[::-1]
-        placed = {t for h in self.holdings for t in h} | set(self.coconuts)
-        placed |= {t for loc in self.piles for pile in loc for t in pile}
-        self.out = [t for t in range(len(self.category)) if t not in placed]
+        for token in self.coconuts:
+            placed[token] = True
+        for holding in self.holdings:
+            for token in holding:
+                placed[token] = True
+        self.out = [t for t, is_placed in enumerate(placed) if not is_placed]
 
     def _build_deck(self, given: list[str] | None) -> list[str]:
         """The event deck, top at the end of the list (S4); ``given`` is checked already."""
         if given is not None:
             return given[::-1]
         config = self.config
-        cards = self.rng.sample(UNPLEASANT_CARDS, config.unpleasant)
+        cards = self._rng.sample(UNPLEASANT_CARDS, config.unpleasant)
         cards += ["calm"] * (config.deck_size - config.unpleasant)
-        self.rng.shuffle(cards)
+        self._rng.shuffle(cards)
         window = min(config.end_window, config.deck_size + 1)
-        cards.insert(config.deck_size + 1 - window + self.rng.randrange(window), END)
+        cards.insert(config.deck_size + 1 - window + self._rng.randrange(window), END)
         return cards[::-1]
 
     # ----------------------------------------------------------------- queries
@@ -437,8 +487,9 @@ class ShowGame:
 
     def playing_order(self) -> list[int]:
         """The Leader, then to the left, living players only (S5)."""
-        n = self.num_players
-        return [s for s in ((self.leader + i) % n for i in range(n)) if self.alive[s]]
+        n, alive = self.num_players, self.alive
+        seats = [*range(self.leader, n), *range(self.leader)]
+        return [s for s in seats if alive[s]]
 
     def order_position(self) -> dict[int, int]:
         return {p: i for i, p in enumerate(self.playing_order())}
@@ -447,8 +498,8 @@ class ShowGame:
         return sum(1 for t in self.holdings[player] if self.category[t] == category)
 
     def food_value(self, tokens: Sequence[int]) -> int:
-        category, value = self.category, self.value
-        return sum([value[t] for t in tokens if category[t] != RAFT])
+        food = self.food
+        return sum([food[t] for t in tokens])
 
     def ranking_key(self, player: int) -> tuple[int, int, int]:
         """(raft sets, leftover raft units, food value) of a player's holding (S17)."""
@@ -562,15 +613,26 @@ class ShowGame:
     def _chosen_tokens(self, answer: Any, offered: Any, player: int, method: str,
                        what: str) -> list[int]:
         """A decision object's list of distinct tokens, each one of ``offered`` (S21j)."""
-        if (type(answer) in (list, tuple) or isinstance(answer, list | tuple)) and all(
-                is_integer(t) and t in offered for t in answer):
-            tokens = [int(t) for t in answer]
-            if len(set(tokens)) == len(tokens):
+        if isinstance(answer, list | tuple):
+            tokens = [t if type(t) is int else int(t) for t in answer
+                      if (type(t) is int or is_integer(t)) and t in offered]
+            if len(tokens) == len(answer) and len(set(tokens)) == len(tokens):
                 return tokens
         raise DecisionError(f"player_{player}'s {method} must return a list of distinct "
                             f"tokens, {what}; got {describe(answer)}")
 
     # ----------------------------------------------------------------- resolution
+    def _checked_meal(self, answer: Any, holding: list[int], player: int) -> list[int]:
+        """A decision object's supper: distinct food tokens it holds worth at least 4, with no
+        superfluous token (S15), else a DecisionError (S21j)."""
+        meal = self._chosen_tokens(answer, holding, player, "supper()", "food it holds")
+        eaten = [self.food[t] for t in meal]  # a raft token counts 0: then it is superfluous
+        if not meal or sum(eaten) < 4 or sum(eaten) - min(eaten) >= 4:
+            raise DecisionError(f"player_{player}'s supper() must pay food worth at least 4 "
+                                f"with no superfluous token (S15), got values "
+                                f"{[self.value[t] for t in meal]}")
+        return meal
+
     def _catch(self, guards: list[int], thieves: list[int]) -> Resolution:
         """Guards take from caught thieves (S11); a Ninja hides 2 tokens first (S20)."""
         hidden: set[int] = set()
@@ -626,9 +688,11 @@ class ShowGame:
                 token = self._chosen(answer, holding, giver, "gift()", "a token it holds")
             self._transfer(token, giver, guard, "gift")
 
-    def _resolve_campsite(self, order: list[int], choices: Sequence) -> Resolution:
-        thieves = [p for p in order if choices[p] == (CAMPSITE, THIEF)]
-        guards = [p for p in order if choices[p] == (CAMPSITE, GUARD)]
+    def _resolve_campsite(self, here: list[int], order: list[int],
+                          choices: Sequence) -> Resolution:
+        """The day at the Campsite (S11, S12); ``here``: its players in playing order."""
+        thieves = [p for p in here if choices[p][1] == THIEF]
+        guards = [p for p in here if choices[p][1] == GUARD]
         thieves = thieves if len(thieves) <= 2 else []  # S8: 3+ cancel each other
         guards = guards if len(guards) <= 2 else []
         if thieves and guards:
@@ -658,10 +722,9 @@ class ShowGame:
         for token in stolen:
             self._transfer(token, owner[token], thief, "steal")
 
-    def _resolve_location(self, loc: int, order: list[int], choices: Sequence) -> Resolution:
-        here = [p for p in order if choices[p][0] == loc]
-        if not here:
-            return
+    def _resolve_location(self, loc: int, here: list[int], order: list[int],
+                          choices: Sequence) -> Resolution:
+        """The day at a location with piles (S8-S11); ``here``: its players in playing order."""
         groups: list[list[int]] = [[], [], [], [], []]
         for p in here:
             groups[choices[p][1]].append(p)
@@ -698,7 +761,7 @@ class ShowGame:
 
     def _event(self, order: list[int]) -> Resolution:
         card = self.deck.pop() if self.deck else END  # S14, S21c: an empty deck ends the show
-        kind, size = parse_card(card)
+        kind, size = CARD_PARTS[card]
         if kind in PILE_EVENTS:
             pile_kind = PILE_EVENTS[kind]
             for loc in range(1, self.config.num_locations):
@@ -723,21 +786,19 @@ class ShowGame:
         payments: dict[str, list[tuple[str, int]]] = {}
         starving = []
         everyone = (1 << self.num_players) - 1
+        category, value, food, known = self.category, self.value, self.food, self.known
         for p in order:
-            if self.food_value(self.holdings[p]) < 4:
+            holding = self.holdings[p]
+            if sum([food[t] for t in holding]) < 4:
                 starving.append(p)
                 continue
             answer = yield Ask(p, "supper", ())
-            meal = self._chosen_tokens(answer, self.holdings[p], p, "supper()", "food it holds")
-            values = [self.value[t] for t in meal]
-            if (not meal or sum(values) < 4 or sum(values) - min(values) >= 4
-                    or any(self.category[t] == RAFT for t in meal)):
-                raise DecisionError(f"player_{p}'s supper() must pay food worth at least 4 "
-                                    f"with no superfluous token (S15), got values {values}")
-            payments[PLAYER_LABELS[p]] = [(CATEGORY_NAMES[self.category[t]], self.value[t])
-                                          for t in meal]
+            # DefaultDecisions' meal is S15's own (tests check it on random holdings): only
+            # another decision object's is checked, the hot path of a default day.
+            meal = answer if self._rules_decide else self._checked_meal(answer, holding, p)
+            payments[PLAYER_LABELS[p]] = [(CATEGORY_NAMES[category[t]], value[t]) for t in meal]
             for token in meal:
-                self.known[token] = everyone  # payments are public, values too (S18, S21h)
+                known[token] = everyone  # payments are public, values too (S18, S21h)
                 self._discard(token, p, "supper")
         return payments, starving
 
@@ -754,19 +815,22 @@ class ShowGame:
         ``choices[seat]`` is the (location, action) pair of each living seat and None for the
         eliminated ones. A bad argument raises RuleError before anything changes. The day is
         atomic (S21j): if a decision object answers with a choice the rules do not allow (a
-        ``DecisionError``) or raises, the game, its RNG included, is restored as it was.
+        ``DecisionError``) or raises, the game, its RNG included, is restored as it was. When
+        every seat decides by ``DefaultDecisions`` itself (the S19 rules, whose answers are
+        legal by construction), nothing can be refused and the day takes no snapshot.
         """
         choices = self._checked_picks(choices)
-        saved, rng_state = self._copied_state(), self.rng.getstate()
+        saved = None if self._rules_decide else self._open_day()
         try:
             day, answer = self._resolve_day(choices), None
             while True:
                 answer = self._answer(day.send(answer))
         except StopIteration as finished:
+            self._close_day()
             return finished.value
         except BaseException:
-            self.__dict__.update(saved)
-            self.rng.setstate(rng_state)
+            if saved is not None:
+                self._undo_day(saved)
             raise
 
     def start_day(self, choices: Sequence[tuple[int, int] | None]) -> dict[str, Any] | None:
@@ -777,7 +841,7 @@ class ShowGame:
             raise RuleError(f"player_{self.pending.player} has a pending {self.pending.kind} "
                             "choice; answer it with choose() first")
         choices = self._checked_picks(choices)
-        self._day_start = self._copied_state(), self.rng.getstate()
+        self._day_start = self._open_day()
         self._day = self._resolve_day(choices)
         return self._advance(None)
 
@@ -811,12 +875,11 @@ class ShowGame:
                 except StopIteration as answered:
                     answer = answered.value
         except StopIteration as finished:
+            self._close_day()
             self._clear_pending()
             return finished.value
         except BaseException:
-            saved, rng_state = self._day_start
-            self.__dict__.update(saved)
-            self.rng.setstate(rng_state)
+            self._undo_day(self._day_start)
             self._clear_pending()
             raise
 
@@ -858,9 +921,14 @@ class ShowGame:
             "end": None,
         }
         self.last_choices = choices
-        yield from self._resolve_campsite(order, choices)  # S7: Campsite, then Beach, Jungle ...
+        at: list[list[int]] = [[] for _ in range(locs)]  # each location's players, in order
+        for p in order:
+            at[choices[p][0]].append(p)
+        if at[CAMPSITE]:  # S7: Campsite, then Beach, Jungle, Mountains
+            yield from self._resolve_campsite(at[CAMPSITE], order, choices)
         for loc in range(BEACH, locs):
-            yield from self._resolve_location(loc, order, choices)
+            if at[loc]:
+                yield from self._resolve_location(loc, at[loc], order, choices)
         card = log["event"] = yield from self._event(order)
         if card == END:
             self._finish("A", {p: self.ranking_key(p) for p in order})
@@ -880,8 +948,8 @@ class ShowGame:
                 self._finish("C", {survivors[0]: self.ranking_key(survivors[0])})
                 self.winners = survivors
             else:
-                self.leader = next(s for s in ((self.leader + i) % n for i in range(1, n + 1))
-                                   if self.alive[s])
+                self.leader = next(s for s in [*range(self.leader + 1, n),
+                                               *range(self.leader + 1)] if self.alive[s])
         if self.done:
             log["end"] = {
                 "condition": self.end_condition,
@@ -891,15 +959,22 @@ class ShowGame:
         return log
 
     # ----------------------------------------------------------------- copies
-    def _copied_state(self) -> dict[str, Any]:
-        """The attributes, every container among them copied (the RNG excepted)."""
+    def _day_state(self) -> dict[str, Any]:
+        """The attributes, with a copy of every container that a day changes in place (the
+        RNG's state aside: see ``rng``); a day only replaces the others."""
         state = dict(self.__dict__)
         state.update(
-            known=list(self.known), alive=list(self.alive), winners=list(self.winners),
-            final_keys=dict(self.final_keys), last_choices=list(self.last_choices),
-            characters=list(self.characters), holdings=[list(h) for h in self.holdings],
+            known=list(self.known), alive=list(self.alive),
+            holdings=[list(h) for h in self.holdings],
             piles=[[list(p) for p in loc] for loc in self.piles], coconuts=list(self.coconuts),
             out=list(self.out), deck=list(self.deck), _moves=[])
+        return state
+
+    def _copied_state(self) -> dict[str, Any]:
+        """The attributes, every container among them copied (the RNG excepted)."""
+        state = self._day_state()
+        state.update(winners=list(self.winners), final_keys=dict(self.final_keys),
+                     last_choices=list(self.last_choices), characters=list(self.characters))
         return state
 
     def _check_between_days(self, what: str) -> None:
@@ -911,8 +986,8 @@ class ShowGame:
         self._check_between_days("clone the game")
         other = object.__new__(ShowGame)
         other.__dict__.update(self._copied_state())
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
+        other._rng = random.Random()
+        other._rng.setstate(self._rng.getstate())
         return other
 
     def to_dict(self) -> dict[str, Any]:
@@ -921,7 +996,7 @@ class ShowGame:
         Decision objects are not part of it; pass them again to ``from_dict``.
         """
         self._check_between_days("save the game")
-        version, internal, gauss = self.rng.getstate()
+        version, internal, gauss = self._rng.getstate()
         return {
             "config": asdict(self.config),
             "rng": [version, list(internal), gauss],
@@ -949,10 +1024,13 @@ class ShowGame:
         game.config = config
         game.num_players = config.num_players
         game.category, game.value, game.raft_kind, game.colour = token_table(config.num_players)
+        game.food = food_values(config.num_players)
         game.decisions = resolve_decisions(decisions, config.num_players)
+        game._rules_decide = rules_decide(game.decisions)
         version, internal, gauss = data["rng"]
-        game.rng = random.Random()
-        game.rng.setstate((version, tuple(internal), gauss))
+        game._rng = random.Random()
+        game._rng.setstate((version, tuple(internal), gauss))
+        game._day_open, game._rng_before_day = False, None
         game.known = list(data["known"])
         game.alive = list(data["alive"])
         game.day = data["day"]

@@ -29,21 +29,21 @@ from hunger_rl.envs.hunger_show.observation import (
     OWN_WIDTH,
     REWARD_MODES,
     SHAPING_WEIGHT,
+    action_name,
     legal_mask,
     observation_layout,
     observation_tables,
 )
 from hunger_rl.envs.hunger_show.render import render_text
 from hunger_rl.envs.hunger_show.tokens import (
-    ACTION_NAMES,
     CHARACTERS,
     LOCATION_NAMES,
     NUM_ACTIONS,
-    NUM_LOCATIONS,
 )
 from hunger_rl.envs.rendering import text_to_rgb
 from hunger_rl.envs.rewards import r1_reward
 from hunger_rl.envs.validation import (
+    ILLEGAL_ACTION_MODES,
     ActionTypeError,
     IllegalActionError,
     InvalidValueError,
@@ -54,9 +54,7 @@ from hunger_rl.envs.validation import (
     describe,
     split_options,
 )
-from hunger_rl.envs.wrappers import OrderEnforcer, TerminateIllegal
 
-ILLEGAL_ACTION_MODES = ("raise", "terminate")
 # Where the legal actions travel: in a Dict observation (PettingZoo's classic envs) or in
 # ``info["action_mask"]`` beside a flat Box observation (AgileRL, SuperSuit's Box-only wrappers).
 ACTION_MASK_MODES = ("observation", "info")
@@ -70,26 +68,8 @@ AEC_ELIMINATED_DEFAULT = "stay"
 # With eliminated="stay", the only legal action of an eliminated player; the env ignores it.
 NOOP_ACTION = 0
 DECISION_MODES = ("objects", "agents")
-
-
-def encode_action(location: int, act: int) -> int:
-    """``5 * location + act`` (locations campsite, beach, jungle, mountains; acts fruit,
-    chicken, raft, thief, guard)."""
-    if not (0 <= location < NUM_LOCATIONS and 0 <= act < NUM_ACTIONS):
-        raise ValueError(f"no action for location {location} and act {act}")
-    return NUM_ACTIONS * location + act
-
-
-def decode_action(action: int) -> tuple[int, int]:
-    """Inverse of ``encode_action``: (location, act)."""
-    if not 0 <= action < NUM_CHOICES:
-        raise ValueError(f"action {action} is outside 0..{NUM_CHOICES - 1}")
-    return divmod(int(action), NUM_ACTIONS)
-
-
-def action_name(action: int) -> str:
-    location, act = decode_action(action)
-    return f"{ACTION_NAMES[act]}@{LOCATION_NAMES[location]}"
+# Column of each seat's character in its block of the observation (0: none).
+CHARACTER_COLUMN = {None: 0} | {name: 1 + i for i, name in enumerate(CHARACTERS)}
 
 
 class ShowActionSpace(spaces.Discrete):
@@ -159,8 +139,10 @@ class ShowParallelEnv(ParallelEnv):
         self._out_mask = np.zeros(NUM_CHOICES, dtype=np.int8)
         if eliminated == "stay":
             self._out_mask[NOOP_ACTION] = 1
+        self._legal, self._out_legal = self._mask.tolist(), self._out_mask.tolist()  # for step
         self._seed_rng = random.Random()
         self._tables = observation_tables(num_players)
+        self._gather = np.stack(self._tables.gather)
         self.game: ShowGame | None = None
         self.agents: list[str] = []
         self.last_log: dict[str, Any] | None = None
@@ -178,14 +160,16 @@ class ShowParallelEnv(ParallelEnv):
         seeds unseeded resets included."""
         seed = check_seed(seed)
         setup = split_options(options, SETUP_KEYS)
-        seed_rng = random.Random(seed) if seed is not None else self._seed_rng
-        before = seed_rng.getstate()
-        if seed is None:
+        if seed is None:  # the next seed of the env's own stream, taken back if reset fails
+            seed_rng, before = self._seed_rng, self._seed_rng.getstate()
             seed = seed_rng.getrandbits(63)
+        else:
+            seed_rng, before = random.Random(seed), None
         try:
             game = ShowGame(self.config, seed=seed, setup=setup, decisions=self.decisions)
         except BaseException:
-            seed_rng.setstate(before)
+            if before is not None:
+                seed_rng.setstate(before)
             raise
         self._seed_rng = seed_rng
         self.game = game
@@ -218,7 +202,7 @@ class ShowParallelEnv(ParallelEnv):
         missing = [a for a in self.agents if a not in actions]
         if missing:
             raise IllegalActionError(f"no action for living agent(s) {missing}")
-        return {agent: self._check_action(agent, actions[agent]) for agent in self.agents}
+        return {agent: check_action(actions[agent], NUM_CHOICES, agent) for agent in self.agents}
 
     def _check_action(self, agent: str, action: Any) -> int:
         """``action`` as an int in the action space (mask unchecked): ``ActionTypeError``
@@ -245,7 +229,10 @@ class ShowParallelEnv(ParallelEnv):
 
     def step(self, actions: Mapping[str, Any]):
         values = self.check_actions(actions)
-        masked = [agent for agent, value in values.items() if not self._agent_mask(agent)[value]]
+        # The game is under way here (check_actions), so an agent's mask is its seat's.
+        alive, seats = self.game.alive, self.agent_seats
+        masked = [agent for agent, value in values.items()
+                  if not (self._legal if alive[seats[agent]] else self._out_legal)[value]]
         if masked:
             if self.illegal_action == "raise":
                 raise self._masked_action_error(masked[0], values[masked[0]])
@@ -276,13 +263,14 @@ class ShowParallelEnv(ParallelEnv):
         self._last_event = log["event"]
         n = self.config.num_players
         rewards = dict.fromkeys(acting, 0.0)
-        shares = self._win_shares()
-        for agent in players:
-            seat = seats[agent]
-            if game.done:
-                rewards[agent] = r1_reward(n, shares.get(seat, 0.0))
-            elif not game.alive[seat]:
-                rewards[agent] = r1_reward(n, 0.0)  # R1: eliminated early, paid on leaving
+        if game.done:
+            shares = self._win_shares()
+            for agent in players:
+                rewards[agent] = r1_reward(n, shares.get(seats[agent], 0.0))
+        else:
+            for agent in players:
+                if not game.alive[seats[agent]]:
+                    rewards[agent] = r1_reward(n, 0.0)  # R1: eliminated early, paid on leaving
         if self.reward_mode == "shaped":
             self._shape(players, rewards)
         if self.eliminated == "stay":
@@ -382,29 +370,34 @@ class ShowParallelEnv(ParallelEnv):
                     flat[cell + public_column[token]] += 1
                     flat[cell + known_field[token]] += values[token]
         flat[o["leader"] + game.leader] = 1.0
+        alive, order, choices = o["alive"], o["order"], o["choices"]
+        character, character_width = o["character"], 1 + len(CHARACTERS)
         for seat in range(n):
-            flat[o["alive"] + seat] = float(game.alive[seat])
-            flat[o["order"] + seat] = -1.0
+            flat[alive + seat] = float(game.alive[seat])
+            flat[order + seat] = -1.0
             choice = game.last_choices[seat]
             if choice is not None:
-                flat[o["choices"] + 9 * seat + choice[0]] = 1.0
-                flat[o["choices"] + 9 * seat + 4 + choice[1]] = 1.0
-            character = game.characters[seat]
-            flat[o["character"] + (1 + len(CHARACTERS)) * seat
-                 + (0 if character is None else 1 + CHARACTERS.index(character))] = 1.0
+                flat[choices + 9 * seat + choice[0]] = 1.0
+                flat[choices + 9 * seat + 4 + choice[1]] = 1.0
+            flat[character + character_width * seat
+                 + CHARACTER_COLUMN[game.characters[seat]]] = 1.0
         for position, seat in enumerate(game.playing_order()):
-            flat[o["order"] + seat] = float(position)
+            flat[order + seat] = float(position)
         shared = o["shared"]
         flat[shared] = game.day
-        flat[shared + 1:shared + 10] = [len(game.piles[loc][kind]) for loc in (1, 2, 3)
-                                        for kind in range(3)]
+        flat[shared + 1:shared + 10] = [len(pile) for location in game.piles[1:]
+                                        for pile in location]
         flat[shared + 10] = len(game.coconuts)
         flat[shared + 11] = len(game.deck)
         if self._last_event is not None:
             flat[shared + 12 + tables.event_index[self._last_event]] = 1.0
-        buffer = np.array(flat, dtype=np.float32)
-        return {agent: {"observation": buffer[tables.gather[self.agent_seats[agent]]],
-                        "action_mask": self._agent_mask(agent).copy()}
+        # Every seat's observation at once: one gather of the flat buffer, a row per seat.
+        rows = np.array(flat, dtype=np.float32)[self._gather]
+        seats, alive = self.agent_seats, game.alive
+        live = bool(self.agents) and not game.done  # as _agent_mask, once for all seats
+        return {agent: {"observation": rows[seats[agent]],
+                        "action_mask": (self._mask if live and alive[seats[agent]]
+                                        else self._out_mask).copy()}
                 for agent in agents}
 
     def _agent_mask(self, agent: str) -> np.ndarray:
@@ -574,28 +567,3 @@ class ShowAECState(AECEnv):
 
     def close(self) -> None:
         self.view.close()
-
-
-def parallel_env(**kwargs: Any) -> ShowParallelEnv:
-    return ShowParallelEnv(**kwargs)
-
-
-def raw_env(**kwargs: Any) -> AECEnv:
-    """The AEC env: the view of the Parallel env (``eliminated="stay"`` unless told otherwise,
-    ``AEC_ELIMINATED_DEFAULT``), or with ``decision_mode="agents"`` the full-decision env."""
-    if kwargs.get("decision_mode", "objects") == "agents":
-        from hunger_rl.envs.hunger_show.full_env import ShowFullDecisionEnv
-
-        return ShowFullDecisionEnv(**kwargs)
-    return ShowAECView(ShowParallelEnv(**{"eliminated": AEC_ELIMINATED_DEFAULT, **kwargs}))
-
-
-def env(illegal_action: str = "raise", **kwargs: Any) -> OrderEnforcer:
-    """The AEC view in PettingZoo's standard wrappers. ``illegal_action="terminate"`` adds
-    ``TerminateIllegal`` (PettingZoo's ``TerminateIllegalWrapper``): a masked action ends the
-    game at once with -1 for the offender and 0 for everybody else."""
-    check_choice(illegal_action, "illegal_action", ILLEGAL_ACTION_MODES)
-    view: AECEnv = raw_env(**kwargs)
-    if illegal_action == "terminate":
-        view = TerminateIllegal(view, illegal_reward=-1)
-    return OrderEnforcer(view)

@@ -9,7 +9,6 @@ resolve them (S7). Actions and steps are those of ``full_decisions``; the enviro
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -17,19 +16,14 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from hunger_rl.envs.hunger_show.engine import PLAYER_LABELS
-from hunger_rl.envs.hunger_show.env import (
-    OBSERVATION_HIGH,
-    ShowParallelEnv,
-    departed_agent_step,
-    observation_layout,
-)
+from hunger_rl.envs.hunger_show.env import ShowParallelEnv, departed_agent_step
 from hunger_rl.envs.hunger_show.full_decisions import (
     NUM_FULL_ACTIONS,
-    NUM_TOKEN_CLASSES,
     STEP_KINDS,
     rule_action,
     token_class,
 )
+from hunger_rl.envs.hunger_show.observation import OBSERVATION_HIGH, full_observation_layout
 from hunger_rl.envs.hunger_show.tokens import NUM_ACTIONS
 from hunger_rl.envs.validation import (
     IllegalActionError,
@@ -37,19 +31,6 @@ from hunger_rl.envs.validation import (
     check_action,
     describe,
 )
-
-
-@lru_cache(maxsize=8)
-def full_observation_layout(num_players: int) -> dict[str, slice]:
-    """``observation_layout(N)`` followed by the pending-decision block."""
-    layout = dict(observation_layout(num_players))
-    start = next(reversed(layout.values())).stop
-    for name, size in (("decision_kind", len(STEP_KINDS)), ("offered", NUM_TOKEN_CLASSES),
-                       ("chosen", NUM_TOKEN_CLASSES), ("remaining", 1),
-                       ("counterpart", num_players)):
-        layout[name] = slice(start, start + size)
-        start += size
-    return layout
 
 
 class ShowFullDecisionEnv(AECEnv):

@@ -1,9 +1,10 @@
-"""The HUNGER: The Show observation and reward conventions, at engine level (no framework).
+"""The HUNGER: The Show observation, action and reward conventions, at engine level (no
+framework).
 
-``hunger_show_v0``'s Parallel env and the batched engine both build their observations from
-these tables and their rewards from these modes, so that the layout is written once. The
-layout itself is documented in the environment card, the docstring of
-``hunger_rl.envs.hunger_show_v0``.
+``hunger_show_v0``'s envs and the batched engine both build their observations from these
+tables, read actions by this encoding and give rewards by these modes, so that each is written
+once; the policies read the layouts from here without importing PettingZoo. The layout itself
+is documented in the environment card, the docstring of ``hunger_rl.envs.hunger_show_v0``.
 """
 
 from __future__ import annotations
@@ -14,13 +15,16 @@ from functools import lru_cache
 import numpy as np
 
 from hunger_rl.envs.hunger_show.engine import num_locations
+from hunger_rl.envs.hunger_show.full_decisions import NUM_TOKEN_CLASSES, STEP_KINDS
 from hunger_rl.envs.hunger_show.tokens import (
+    ACTION_NAMES,
     CAN,
     CHARACTERS,
     CHICKEN,
     COCONUT,
     EVENT_CARD_NAMES,
     FRUIT,
+    LOCATION_NAMES,
     LOG,
     NUM_ACTIONS,
     NUM_LOCATIONS,
@@ -68,6 +72,40 @@ def observation_layout(num_players: int) -> dict[str, slice]:
         layout[name] = slice(start, start + size)
         start += size
     return layout
+
+
+@lru_cache(maxsize=8)
+def full_observation_layout(num_players: int) -> dict[str, slice]:
+    """The full-decision mode's: ``observation_layout(N)`` followed by the pending-decision
+    block."""
+    layout = dict(observation_layout(num_players))
+    start = next(reversed(layout.values())).stop
+    for name, size in (("decision_kind", len(STEP_KINDS)), ("offered", NUM_TOKEN_CLASSES),
+                       ("chosen", NUM_TOKEN_CLASSES), ("remaining", 1),
+                       ("counterpart", num_players)):
+        layout[name] = slice(start, start + size)
+        start += size
+    return layout
+
+
+def encode_action(location: int, act: int) -> int:
+    """``5 * location + act`` (locations campsite, beach, jungle, mountains; acts fruit,
+    chicken, raft, thief, guard)."""
+    if not (0 <= location < NUM_LOCATIONS and 0 <= act < NUM_ACTIONS):
+        raise ValueError(f"no action for location {location} and act {act}")
+    return NUM_ACTIONS * location + act
+
+
+def decode_action(action: int) -> tuple[int, int]:
+    """Inverse of ``encode_action``: (location, act)."""
+    if not 0 <= action < NUM_CHOICES:
+        raise ValueError(f"action {action} is outside 0..{NUM_CHOICES - 1}")
+    return divmod(int(action), NUM_ACTIONS)
+
+
+def action_name(action: int) -> str:
+    location, act = decode_action(action)
+    return f"{ACTION_NAMES[act]}@{LOCATION_NAMES[location]}"
 
 
 def legal_mask(num_players: int) -> np.ndarray:

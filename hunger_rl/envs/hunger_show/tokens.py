@@ -71,6 +71,10 @@ def parse_card(card: str) -> tuple[str, int]:
     return kind, int(size) if size else 0
 
 
+# Every event card's kind and size, read once a day.
+CARD_PARTS = {card: parse_card(card) for card in EVENT_CARD_NAMES}
+
+
 @lru_cache(maxsize=8)
 def token_table(num_players: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...],
                                            tuple[int, ...]]:
@@ -91,6 +95,13 @@ def token_table(num_players: int) -> tuple[tuple[int, ...], tuple[int, ...], tup
         colours += [seat] * len(CAN_VALUES)
     return tuple(categories), tuple(values), tuple(kinds), tuple(colours)
 
+
+
+@lru_cache(maxsize=8)
+def food_values(num_players: int) -> tuple[int, ...]:
+    """Per token id, what it is worth at supper (S15): its value, 0 for a raft token."""
+    categories, values, _, _ = token_table(num_players)
+    return tuple(0 if c == RAFT else v for c, v in zip(categories, values, strict=True))
 
 def token_spec(category: int, kind: int, value: int) -> str:
     """The option-string name of a token type, e.g. ``"fruit3"``, ``"rope2"``, ``"can4"``."""

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from typing import TextIO
-
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -15,7 +12,6 @@ from hunger_rl.envs.hungry.engine import (
     TIED_SECOND_RULES,
     HungryState,
     check_num_players,
-    describe_action,
     validate_deck,
 )
 from hunger_rl.envs.hungry.observation import (
@@ -27,7 +23,6 @@ from hunger_rl.envs.hungry.observation import (
 )
 from hunger_rl.envs.rewards import r1_rewards, win_shares
 from hunger_rl.envs.validation import (
-    ILLEGAL_ACTION_MODES,
     IllegalActionError,
     InvalidValueError,
     NotResetError,
@@ -37,7 +32,6 @@ from hunger_rl.envs.validation import (
     key_path,
     split_options,
 )
-from hunger_rl.envs.wrappers import OrderEnforcer, TerminateIllegal
 
 # Where the legal actions travel: in a Dict observation (PettingZoo's classic envs) or in
 # ``info["action_mask"]`` beside a flat Box observation (AgileRL, SuperSuit's Box-only wrappers).
@@ -45,8 +39,9 @@ ACTION_MASK_MODES = ("observation", "info")
 RESET_OPTIONS = ("deck",)
 
 
-class raw_env(AECEnv):
-    """Hungry for 2-4 players as a PettingZoo AEC environment. See ``hungry_v0`` for the card."""
+class HungryEnv(AECEnv):
+    """Hungry for 2-4 players as a PettingZoo AEC environment (``hungry_v0.raw_env``). See
+    ``hungry_v0`` for the card."""
 
     metadata = {
         "render_modes": ["ansi", "rgb_array", "human"],
@@ -237,38 +232,3 @@ class raw_env(AECEnv):
     def close(self) -> None:
         pass
 
-
-def env(illegal_action: str = "raise", **kwargs) -> AECEnv:
-    """``raw_env`` in PettingZoo's standard wrappers.
-
-    ``OrderEnforcingWrapper`` always (as ``OrderEnforcer``, raising ``NotResetError`` before
-    ``reset``). ``AssertOutOfBoundsWrapper`` is left out: ``raw_env``
-    already rejects a wrong type or range with an error that names the action.
-    ``illegal_action="raise"`` (default) raises :class:`IllegalActionError` on a masked action,
-    leaving the game unchanged; ``"terminate"`` follows PettingZoo's ``TerminateIllegalWrapper``:
-    the game ends, the offender gets -1 and everybody else 0 (an action of the wrong type or
-    range still raises).
-    """
-    check_choice(illegal_action, "illegal_action", ILLEGAL_ACTION_MODES)
-    wrapped: AECEnv = raw_env(**kwargs)
-    if illegal_action == "terminate":
-        wrapped = TerminateIllegal(wrapped, illegal_reward=-1)
-    return OrderEnforcer(wrapped)
-
-
-def demo(num_players: int = 2, seed: int = 0, out: TextIO | None = None) -> None:
-    """Print one game of uniformly random legal plays, turn by turn, then the final table."""
-    out = out if out is not None else sys.stdout
-    game_env = raw_env(num_players=num_players, render_mode="ansi")
-    game_env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    print(game_env.render(), file=out)
-    for agent in game_env.agent_iter():
-        observation, _, termination, truncation, _ = game_env.last()
-        if termination or truncation:
-            game_env.step(None)
-            continue
-        action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
-        print(f"{agent}: {describe_action(action)}", file=out)
-        game_env.step(action)
-    print(game_env.render(), file=out)

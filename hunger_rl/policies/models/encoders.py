@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from hunger_rl.envs import load_game
-from hunger_rl.envs.hunger_show.env import NUM_CHOICES as SHOW_CHOICES
+from hunger_rl.envs.hunger_show.observation import NUM_CHOICES as SHOW_CHOICES
 from hunger_rl.envs.hungry.engine import (
     ACTION_RESORT,
     NUM_ACTIONS,
