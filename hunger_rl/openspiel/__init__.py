@@ -8,4 +8,7 @@ except ImportError as error:  # pragma: no cover - depends on the installed extr
     raise ImportError("hunger_rl.openspiel needs OpenSpiel: pip install 'hunger-rl[openspiel]'"
                       ) from error
 
-from hunger_rl.openspiel import hungry  # noqa: E402,F401 - registers python_hungry
+from hunger_rl.openspiel import (
+    hunger_show,  # noqa: E402,F401 - registers python_hunger_show
+    hungry,  # noqa: E402,F401 - registers python_hungry
+)

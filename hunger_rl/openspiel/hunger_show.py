@@ -1,0 +1,288 @@
+"""HUNGER: The Show as an OpenSpiel game, ``python_hunger_show``, on the rules engine of
+``envs.hunger_show``.
+
+Simultaneous moves: each day is one simultaneous node where every living player picks a
+(location, action) (S6), as ``hunger_show_v0``'s Parallel env. An eliminated player has no legal
+action; its entry in the joint action is ``pyspiel.INVALID_ACTION`` (what OpenSpiel's
+``evaluate_bots`` sends) or 0 (what ``State.apply_actions`` documents), and it is ignored.
+
+Chance is sampled, not explicit: the deal of the piles, the coconut stack, the event deck, the
+Leader and the characters, and the seeded random picks of the default choices (S19) all come
+from the engine's RNG inside a day's resolution, whose outcomes cannot be enumerated as chance
+nodes. ``seed=s`` deals every game from seed ``s`` (a fixed deal, so that a solver sees one
+deterministic game; ``hunger_show_v0``'s ``reset(seed=s)`` deals the same game); ``seed=-1``
+(the default) deals each new game at random.
+
+Observations and masks are those of the Parallel env; rewards are R1's: a player eliminated
+early is paid when it leaves (``rewards``), the others at the end, so ``returns`` sum to zero.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pyspiel
+
+from hunger_rl.envs.hunger_show.engine import ShowConfig, ShowGame, day_log_text
+from hunger_rl.envs.hunger_show.observation import (
+    NUM_CHOICES,
+    observation_buffer,
+    observation_layout,
+    observation_tables,
+)
+from hunger_rl.envs.hunger_show.tokens import ACTION_NAMES, END, LOCATION_NAMES, NUM_ACTIONS
+from hunger_rl.envs.rewards import r1_reward
+from hunger_rl.envs.validation import IllegalActionError, InvalidValueError
+from hunger_rl.openspiel.parameters import check_parameters, sampler_rng
+
+SHORT_NAME = "python_hunger_show"
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+# ``unpleasant=-1`` takes the preset's count (``ShowConfig(unpleasant=None)``).
+DEFAULT_PARAMETERS = {"players": 4, "events": "standard", "deck_size": 10, "unpleasant": -1,
+                      "end_window": 4, "characters": False, "seed": -1}
+# What an eliminated player may send in a joint action.
+NO_ACTIONS = (pyspiel.INVALID_ACTION, 0)
+
+GAME_TYPE = pyspiel.GameType(
+    short_name=SHORT_NAME,
+    long_name="HUNGER: The Show (hunger-rl)",
+    dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
+    chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.REWARDS,
+    max_num_players=MAX_PLAYERS,
+    min_num_players=MIN_PLAYERS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=DEFAULT_PARAMETERS,
+)
+
+
+def action_name(action: int) -> str:
+    location, act = divmod(action, NUM_ACTIONS)
+    return f"{ACTION_NAMES[act]}@{LOCATION_NAMES[location]}"
+
+
+class HungerShowGame(pyspiel.Game):
+    """``python_hunger_show(players=2..6, events, deck_size, unpleasant, end_window,
+    characters, seed)``: the options of ``hunger_show_v0`` of the same names (``players`` is
+    its ``num_players``; ``unpleasant=-1`` its ``None``). Decision objects cannot be parameters:
+    every S19 choice follows the default rules. A bad parameter raises ``InvalidValueError``
+    naming it."""
+
+    def __init__(self, params=None):
+        params = check_parameters(SHORT_NAME, DEFAULT_PARAMETERS, params)
+        unpleasant = None if params["unpleasant"] == -1 else params["unpleasant"]
+        try:
+            self.config = ShowConfig(params["players"], params["events"], params["deck_size"],
+                                     unpleasant, params["end_window"], params["characters"])
+        except InvalidValueError as error:
+            raise InvalidValueError(f"{SHORT_NAME}: {error}") from None
+        if params["seed"] < -1:
+            raise InvalidValueError(f"{SHORT_NAME}: seed must be -1 (a fresh deal per game) or "
+                                    f"a seed >= 0, got {params['seed']}")
+        self.seed = params["seed"]
+        self._seeds = random.Random()
+        num_players = self.config.num_players
+        self.tables = observation_tables(num_players)
+        self.observation_layout = observation_layout(num_players)
+        self.legal = list(range(NUM_ACTIONS * self.config.num_locations))
+        super().__init__(GAME_TYPE, pyspiel.GameInfo(
+            num_distinct_actions=NUM_CHOICES,
+            max_chance_outcomes=0,
+            num_players=num_players,
+            min_utility=r1_reward(num_players, 0.0),
+            max_utility=1.0,
+            utility_sum=0.0,
+            # A day draws one event card; the deck holds deck_size cards and the End card.
+            max_game_length=self.config.deck_size + 1,
+        ), params)
+
+    def new_initial_state(self, *_):
+        return HungerShowState(self)
+
+    def deal_seed(self) -> int:
+        """The seed of a new game's deal: the ``seed`` parameter, or a fresh one."""
+        return self.seed if self.seed >= 0 else self._seeds.getrandbits(63)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        perfect_recall = iig_obs_type is None or iig_obs_type.perfect_recall
+        return HungerShowObserver(self, perfect_recall=bool(perfect_recall), params=params)
+
+
+class HungerShowState(pyspiel.State):
+    """One show: the engine's ``ShowGame`` dealt from ``deal_seed``, the last day's event
+    card, the rewards of the last day and their sums, and each player's record: its first
+    observation, then each day's public log and its observation after it."""
+
+    def __init__(self, game: HungerShowGame):
+        super().__init__(game)
+        self.deal_seed = game.deal_seed()
+        self.show = ShowGame(game.config, seed=self.deal_seed)
+        self.last_event: str | None = None
+        n = game.num_players()
+        self.day_rewards = [0.0] * n
+        self.total_rewards = [0.0] * n
+        self.records: list[list[str]] = [[] for _ in range(n)]
+        self._record(None)
+
+    def _record(self, log: dict | None) -> None:
+        """Adds the day's public log (none at the start) and each player's observation after it
+        to the players' records."""
+        observer = self.get_game().make_py_observer(
+            pyspiel.IIGObservationType(perfect_recall=False))
+        public = [] if log is None else [day_log_text(log)]
+        for seat, record in enumerate(self.records):
+            record += [*public, observer.string_from(self, seat)]
+
+    def current_player(self):
+        if self.show.done:
+            return pyspiel.PlayerId.TERMINAL
+        return pyspiel.PlayerId.SIMULTANEOUS
+
+    def _legal_actions(self, player):
+        show = self.show
+        if show.done or not show.alive[player]:
+            return []
+        return list(self.get_game().legal)
+
+    def _apply_action(self, action):
+        raise IllegalActionError("python_hunger_show has no chance or turn-based nodes; a day "
+                                 "takes one joint action (apply_actions)")
+
+    def _apply_actions(self, actions):
+        show = self.show
+        game = self.get_game()
+        n = game.num_players()
+        if len(actions) != n:
+            raise IllegalActionError(f"a joint action holds {n} actions, got {len(actions)}")
+        choices: list[tuple[int, int] | None] = [None] * n
+        for seat, action in enumerate(actions):
+            if not show.alive[seat]:
+                if action not in NO_ACTIONS:
+                    raise IllegalActionError(
+                        f"player_{seat} is eliminated: its entry must be "
+                        f"pyspiel.INVALID_ACTION or 0, got {action}")
+                continue
+            if action not in game.legal:
+                raise IllegalActionError(
+                    f"player_{seat}: action {action} is not legal; legal actions are "
+                    f"0..{len(game.legal) - 1} (the locations in play with {n} players)")
+            choices[seat] = divmod(action, NUM_ACTIONS)
+        players = [seat for seat in range(n) if show.alive[seat]]
+        log = show.play_day(choices)  # atomic (S21j): an error changes nothing
+        self.last_event = log["event"]
+        shares = {p: 1.0 / len(show.winners) for p in show.winners} if show.done else {}
+        self.day_rewards = [0.0] * n
+        for seat in players:
+            if show.done or not show.alive[seat]:  # R1: the eliminated are paid on leaving
+                self.day_rewards[seat] = r1_reward(n, shares.get(seat, 0.0))
+                self.total_rewards[seat] += self.day_rewards[seat]
+        self._record(log)
+
+    def is_terminal(self):
+        return self.show.done
+
+    def rewards(self):
+        return list(self.day_rewards)
+
+    def returns(self):
+        return list(self.total_rewards)
+
+    def _action_to_string(self, player, action):
+        return action_name(action)
+
+    def __str__(self):
+        show = self.show
+        return (f"day {show.day}, leader player_{show.leader}, alive {show.alive}, "
+                f"events left {len(show.deck)}, last event {self.last_event}")
+
+    # -- determinisation ----------------------------------------------------------------------
+
+    def resample_from_infostate(self, player, probability_sampler):
+        """A state ``player`` cannot tell from this one, drawn at random: see
+        ``resampled_show``."""
+        rng = sampler_rng(probability_sampler)
+        other = self.clone()
+        other.show = resampled_show(self.show, player, rng)
+        return other
+
+
+def resampled_show(show: ShowGame, player: int, rng: np.random.Generator) -> ShowGame:
+    """A copy of ``show`` with what ``player`` does not know drawn afresh: the tokens whose
+    value it does not remember trade places at random with the others of their category (and,
+    for cans, colour) wherever they lie (piles, the coconut stack, holdings, the box), each place
+    keeping who remembers the value found there; the event cards still in the deck are
+    shuffled, the End card within its window (S4); the RNG of the default choices is reseeded.
+    Counts, categories and every value ``player`` remembers stay. (Choices the default rules
+    made from hidden values earlier are not conditioned on: a determinisation, not a draw from
+    the exact posterior.)"""
+    copy = show.clone()
+    containers = [*copy.holdings, *(pile for loc in copy.piles for pile in loc), copy.coconuts,
+                  copy.out]
+    groups: dict[tuple[int, int], list[tuple[list[int], int]]] = {}
+    for container in containers:
+        for index, token in enumerate(container):
+            if not show.known[token] >> player & 1:
+                key = (show.category[token], show.colour[token])
+                groups.setdefault(key, []).append((container, index))
+    for places in groups.values():
+        tokens = [container[index] for container, index in places]
+        for (container, index), token in zip(places, rng.permutation(tokens).tolist(),
+                                             strict=True):
+            copy.known[token] = show.known[container[index]]
+            container[index] = token
+    copy.deck = shuffled_deck(copy, rng)
+    copy.rng = random.Random(int(rng.integers(2**63)))
+    return copy
+
+
+def shuffled_deck(show: ShowGame, rng: np.random.Generator) -> list[str]:
+    """The event cards left, reordered at random; the End card (if still there) goes to a
+    random position among the last ``end_window`` of the full deck that are still to come."""
+    config = show.config
+    cards = [c for c in show.deck if c != END]  # top at the end of the list
+    cards = [cards[i] for i in rng.permutation(len(cards))]
+    if END in show.deck:
+        # Positions counted from the bottom of the deck: the End card lies among the bottom
+        # min(end_window, deck_size + 1) cards of the full deck.
+        window = min(config.end_window, config.deck_size + 1, len(show.deck))
+        cards.insert(int(rng.integers(window)), END)
+    return cards
+
+
+class HungerShowObserver:
+    """OpenSpiel's observer of ``python_hunger_show``: the tensor is ``hunger_show_v0``'s
+    observation vector (its ``observation_layout``, as ``dict``); the string is, with perfect
+    recall (the information state), the player's record of every day (the public log and its
+    observation after it), else its current observation."""
+
+    def __init__(self, game: HungerShowGame, perfect_recall: bool, params=None):
+        if params:
+            raise ValueError(f"{SHORT_NAME} observers take no parameters, got {params}")
+        self.game = game
+        self.perfect_recall = perfect_recall
+        layout = game.observation_layout
+        self.tensor = np.zeros(game.tables.observation_size, np.float32)
+        self.dict = {name: self.tensor[part] for name, part in layout.items()}
+
+    def set_from(self, state: HungerShowState, player: int) -> None:
+        tables = self.game.tables
+        buffer = observation_buffer(state.show, tables, state.last_event)
+        self.tensor[:] = buffer[tables.gather[player]]
+
+    def string_from(self, state: HungerShowState, player: int) -> str:
+        if self.perfect_recall:
+            return "\n".join([f"player_{player}", *state.records[player]])
+        self.set_from(state, player)
+        parts = [f"player_{player}"]
+        for name, values in self.dict.items():
+            parts.append(f"{name}:" + " ".join(f"{v:g}" for v in values))
+        return " ".join(parts)
+
+
+pyspiel.register_game(GAME_TYPE, HungerShowGame)
