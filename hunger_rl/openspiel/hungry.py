@@ -274,28 +274,41 @@ class HungryOpenSpielState(pyspiel.State):
 
 def world_like(state: HungryOpenSpielState, player: int, plays: list[int],
                own_received: list[int], rng: np.random.Generator) -> HungryOpenSpielState:
-    """A fresh state whose history reaches ``state``'s position with ``plays`` (every play so
-    far, in order) and ``own_received`` (``player``'s cards in the order they came), the cards
-    ``player`` has not seen drawn at random: the other seats' hands, the removed cards and the
-    deck, by ``HungryView.sample_state``. Each other seat's cards came to it as its plays, in
-    order, then its hand, which is a history consistent with every play it made. If the
-    current turn's top card is turned, a random one of the deck is."""
+    """A fresh state of ``state``'s game at its position, which ``player`` cannot tell from
+    it: every play so far (``plays``, in order) and ``player``'s cards in the order they came
+    (``own_received``) as in ``state``; the cards ``player`` has not seen dealt afresh (see
+    ``replayed_world``)."""
     game = state.get_game()
+    observation = state.engine.table[game.observation_indices[player]]
+    view = HungryView.from_observation(observation, game.tied_second)
+    return replayed_world(game, view, player, state.first, plays, own_received,
+                          state.top_turned, rng)
+
+
+def replayed_world(game: HungryGame, view: HungryView, player: int, first: int,
+                   plays: list[int], own_received: list[int], top_turned: bool,
+                   rng: np.random.Generator) -> HungryOpenSpielState:
+    """A state of ``game`` that ``player``, whose view is ``view``, reaches by ``plays`` (every
+    play so far, in order, the first by seat ``first``) with its cards coming to it in the
+    order ``own_received``. The cards it has not seen (the other hands, the removed cards, the
+    deck) are drawn by ``HungryView.sample_state``; each other seat's cards came to it as its
+    plays, in order, then its hand, a history consistent with every play it made. With
+    ``top_turned`` the current turn's top card is turned, a random one of the deck. The
+    history is replayed from a new state, so that it is a history of the game."""
     n = game.num_players()
-    engine = state.engine
-    observation = engine.table[game.observation_indices[player]]
-    sample = HungryView.from_observation(observation, game.tied_second).sample_state(rng)
+    sample = view.sample_state(rng)
     received = [list(own_received) if seat == player else [] for seat in range(n)]
     for relative in range(1, n):
         seat = (player + relative) % n
         hand = rng.permutation(np.repeat(np.arange(NUM_CARD_TYPES), sample.hands[relative]))
-        seat_plays = [a // 2 for a in plays[(seat - state.first) % n :: n]]
+        seat_plays = [a // 2 for a in plays[(seat - first) % n :: n]]
         received[seat] = seat_plays + hand.tolist()
     deal = list(sample.removed)
     for seat in range(n):
         deal += received[seat][:HAND_SIZE]
     world = game.new_initial_state()
-    for outcome in state._first_outcomes() + deal:
+    first_outcome = [first] if game.first_player == RANDOM_FIRST else []
+    for outcome in first_outcome + deal:
         world.apply_action(outcome)
     drawn = [HAND_SIZE] * n
     for action in plays:
@@ -304,7 +317,7 @@ def world_like(state: HungryOpenSpielState, player: int, plays: list[int],
             world.apply_action(received[mover][drawn[mover]])
             drawn[mover] += 1
         world.apply_action(action)
-    if state.top_turned:
+    if top_turned:
         world.apply_action(int(rng.choice(world.engine.deck)))
     return world
 

@@ -1,10 +1,12 @@
 """Policy specs: the strings every command accepts to name a policy.
 
 ``random``, ``greedy``, ``expert``; for Hungry also ``forecast`` (the expert's valuation,
-approximated and compiled) and ``search`` or ``search:N`` (determinized Monte Carlo search with N
-playouts per move, 200 by default); for HUNGER: The Show also ``crowd`` (the argmax of the
-crowd values, the expert's valuation with one round of replies); ``pretrained:NAME``, a trained
-agent shipped with the package (``policies.pretrained``); or the path of a trained checkpoint.
+approximated and compiled), ``search`` or ``search:N`` (determinized Monte Carlo search with N
+playouts per move, 200 by default) and ``ismcts`` or ``ismcts:N`` (OpenSpiel's information-set
+MCTS, N simulations per move, 100 by default; the ``openspiel`` extra); for HUNGER: The Show
+also ``crowd`` (the argmax of the crowd values, the expert's valuation with one round of
+replies); ``pretrained:NAME``, a trained agent shipped with the package
+(``policies.pretrained``); or the path of a trained checkpoint.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from hunger_rl.envs import game_spec
 from hunger_rl.policies.base import Policy
 
 DEFAULT_SEARCH_SIMULATIONS = 200
+DEFAULT_ISMCTS_SIMULATIONS = 100
 CHECKPOINT_SUFFIXES = (".safetensors", ".zip", ".pt", ".pth", ".ckpt")
 
 
@@ -55,6 +58,12 @@ POLICY_TABLES: dict[str, dict[str, ScriptedPolicy]] = {
                                  f"({DEFAULT_SEARCH_SIMULATIONS} by default; slow)",
                                  count_keyword="simulations",
                                  default_count=DEFAULT_SEARCH_SIMULATIONS),
+        "ismcts": ScriptedPolicy("hunger_rl.policies.ismcts:ISMCTSHungryPolicy",
+                                 "OpenSpiel's information-set MCTS bot, N simulations per move "
+                                 f"({DEFAULT_ISMCTS_SIMULATIONS} by default; slow; needs the "
+                                 "openspiel extra)",
+                                 count_keyword="simulations",
+                                 default_count=DEFAULT_ISMCTS_SIMULATIONS),
     },
     "hunger_show": {
         "random": _RANDOM,
