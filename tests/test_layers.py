@@ -34,6 +34,8 @@ def layer_of(path: Path) -> str:
         return "engines"
     if top == "records.py":  # game records replay through the environments
         return "envs"
+    if top == "openspiel":  # the games for OpenSpiel: the engines bound to another framework
+        return "envs"
     if top == "interop.py":  # glue for other RL libraries, the single-agent views included
         return "training"
     if top in ("policies", "training"):
