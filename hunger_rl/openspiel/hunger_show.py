@@ -34,7 +34,7 @@ from hunger_rl.envs.hunger_show.observation import (
 from hunger_rl.envs.hunger_show.tokens import ACTION_NAMES, END, LOCATION_NAMES, NUM_ACTIONS
 from hunger_rl.envs.rewards import r1_reward
 from hunger_rl.envs.validation import IllegalActionError, InvalidValueError
-from hunger_rl.openspiel.parameters import check_parameters, sampler_rng
+from hunger_rl.openspiel.parameters import sampler_rng
 
 SHORT_NAME = "python_hunger_show"
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
@@ -75,7 +75,10 @@ class HungerShowGame(pyspiel.Game):
     naming it."""
 
     def __init__(self, params=None):
-        params = check_parameters(SHORT_NAME, DEFAULT_PARAMETERS, params)
+        params = {**DEFAULT_PARAMETERS, **(params or {})}
+        if not MIN_PLAYERS <= params["players"] <= MAX_PLAYERS:
+            raise InvalidValueError(f"{SHORT_NAME}: players must be {MIN_PLAYERS} to "
+                                    f"{MAX_PLAYERS} (S1), got {params['players']}")
         unpleasant = None if params["unpleasant"] == -1 else params["unpleasant"]
         try:
             self.config = ShowConfig(params["players"], params["events"], params["deck_size"],

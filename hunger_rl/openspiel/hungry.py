@@ -37,7 +37,7 @@ from hunger_rl.envs.hungry.observation import observation_index, observation_lay
 from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.envs.rewards import r1_rewards
 from hunger_rl.envs.validation import IllegalActionError, InvalidValueError
-from hunger_rl.openspiel.parameters import check_parameters, player_choice, sampler_rng
+from hunger_rl.openspiel.parameters import sampler_rng
 
 SHORT_NAME = "python_hungry"
 RANDOM_FIRST = "random"
@@ -68,16 +68,22 @@ class HungryGame(pyspiel.Game):
     """``python_hungry(players=2..4, first_player=player_0|...|random, tied_second=next|void)``.
 
     The parameters are those of ``hungry_v0``'s constructor of the same meaning (``players``
-    is its ``num_players``); a bad one raises ``InvalidValueError`` naming it.
+    is its ``num_players``); a bad value raises ``InvalidValueError`` naming it. (OpenSpiel
+    itself refuses unknown names and values of the wrong type.)
     """
 
     def __init__(self, params=None):
-        params = check_parameters(SHORT_NAME, DEFAULT_PARAMETERS, params)
+        params = {**DEFAULT_PARAMETERS, **(params or {})}
         num_players = params["players"]
         if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
             raise_parameter(f"Hungry is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got "
                             f"players={num_players}")
-        self.first_player = player_choice(params["first_player"], num_players, RANDOM_FIRST)
+        seats = [f"player_{seat}" for seat in range(num_players)]
+        if params["first_player"] not in (*seats, RANDOM_FIRST):
+            raise_parameter(f"first_player must be one of {[*seats, RANDOM_FIRST]}, got "
+                            f"{params['first_player']!r}")
+        self.first_player = (RANDOM_FIRST if params["first_player"] == RANDOM_FIRST
+                             else seats.index(params["first_player"]))
         if params["tied_second"] not in TIED_SECOND_RULES:
             raise_parameter(f"tied_second must be one of {TIED_SECOND_RULES}, got "
                             f"{params['tied_second']!r}")
@@ -147,9 +153,9 @@ class HungryOpenSpielState(pyspiel.State):
         if self.first is None:
             n = self.get_game().num_players()
             return [(seat, 1.0 / n) for seat in range(n)]
-        counts = self._chance_pool()
-        total = counts.sum()
-        return [(int(card), counts[card] / total) for card in np.flatnonzero(counts)]
+        counts = self._chance_pool().tolist()
+        total = sum(counts)
+        return [(card, count / total) for card, count in enumerate(counts) if count]
 
     def _chance_pool(self) -> np.ndarray:
         """Copies of each card type that chance may turn next."""
