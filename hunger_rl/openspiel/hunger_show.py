@@ -118,29 +118,42 @@ class HungerShowGame(pyspiel.Game):
 
 
 class HungerShowState(pyspiel.State):
-    """One show: the engine's ``ShowGame`` dealt from ``deal_seed``, the last day's event
-    card, the rewards of the last day and their sums, and each player's record: its first
-    observation, then each day's public log and its observation after it."""
+    """One show: the engine's ``ShowGame``, dealt from ``deal_seed`` when first needed
+    (OpenSpiel makes a new state each time it asks a tensor's shape, and each clone starts from
+    one), the last day's event card, the rewards of the last day and their sums, and what the
+    players saw: every day's public log (``day_logs``) and the observation buffer at the start
+    and after each day (``buffers``, every seat's observation in one, see
+    ``observation_buffer``)."""
 
     def __init__(self, game: HungerShowGame):
         super().__init__(game)
         self.deal_seed = game.deal_seed()
-        self.show = ShowGame(game.config, seed=self.deal_seed)
+        self._show: ShowGame | None = None
         self.last_event: str | None = None
         n = game.num_players()
         self.day_rewards = [0.0] * n
         self.total_rewards = [0.0] * n
-        self.records: list[list[str]] = [[] for _ in range(n)]
-        self._record(None)
+        self.day_logs: list[str] = []
+        self.buffers: list[np.ndarray] = []
 
-    def _record(self, log: dict | None) -> None:
-        """Adds the day's public log (none at the start) and each player's observation after it
-        to the players' records."""
-        observer = self.get_game().make_py_observer(
-            pyspiel.IIGObservationType(perfect_recall=False))
-        public = [] if log is None else [day_log_text(log)]
-        for seat, record in enumerate(self.records):
-            record += [*public, observer.string_from(self, seat)]
+    @property
+    def show(self) -> ShowGame:
+        if self._show is None:
+            self._deal()
+        return self._show
+
+    def seen(self) -> list[np.ndarray]:
+        """``buffers``, the show dealt first if it is not yet."""
+        if self._show is None:
+            self._deal()
+        return self.buffers
+
+    def _deal(self) -> None:
+        self._show = ShowGame(self.get_game().config, seed=self.deal_seed)
+        self.buffers.append(self._observe())
+
+    def _observe(self) -> np.ndarray:
+        return observation_buffer(self._show, self.get_game().tables, self.last_event)
 
     def current_player(self):
         if self.show.done:
@@ -185,7 +198,8 @@ class HungerShowState(pyspiel.State):
             if show.done or not show.alive[seat]:  # R1: the eliminated are paid on leaving
                 self.day_rewards[seat] = r1_reward(n, shares.get(seat, 0.0))
                 self.total_rewards[seat] += self.day_rewards[seat]
-        self._record(log)
+        self.day_logs.append(day_log_text(log))
+        self.buffers.append(self._observe())
 
     def is_terminal(self):
         return self.show.done
@@ -211,7 +225,10 @@ class HungerShowState(pyspiel.State):
         ``resampled_show``."""
         rng = sampler_rng(probability_sampler)
         other = self.clone()
-        other.show = resampled_show(self.show, player, rng)
+        other._show = resampled_show(self.show, player, rng)
+        # What everybody sees now is of the new show; the players' memories of earlier days
+        # stay (``player``'s are true of both shows).
+        other.buffers[-1] = other._observe()
         return other
 
 
@@ -261,8 +278,8 @@ def shuffled_deck(show: ShowGame, rng: np.random.Generator) -> list[str]:
 class HungerShowObserver:
     """OpenSpiel's observer of ``python_hunger_show``: the tensor is ``hunger_show_v0``'s
     observation vector (its ``observation_layout``, as ``dict``); the string is, with perfect
-    recall (the information state), the player's record of every day (the public log and its
-    observation after it), else its current observation."""
+    recall (the information state), what the player saw: its first observation, then each
+    day's public log and its observation after it; else its current observation."""
 
     def __init__(self, game: HungerShowGame, perfect_recall: bool, params=None):
         if params:
@@ -274,18 +291,22 @@ class HungerShowObserver:
         self.dict = {name: self.tensor[part] for name, part in layout.items()}
 
     def set_from(self, state: HungerShowState, player: int) -> None:
-        tables = self.game.tables
-        buffer = observation_buffer(state.show, tables, state.last_event)
-        self.tensor[:] = buffer[tables.gather[player]]
+        self.tensor[:] = state.seen()[-1][self.game.tables.gather[player]]
 
     def string_from(self, state: HungerShowState, player: int) -> str:
-        if self.perfect_recall:
-            return "\n".join([f"player_{player}", *state.records[player]])
-        self.set_from(state, player)
-        parts = [f"player_{player}"]
-        for name, values in self.dict.items():
-            parts.append(f"{name}:" + " ".join(f"{v:g}" for v in values))
-        return " ".join(parts)
+        gather = self.game.tables.gather[player]
+        buffers = state.seen()
+        if not self.perfect_recall:
+            return f"player_{player} {self._text(buffers[-1][gather])}"
+        lines = [f"player_{player}", self._text(buffers[0][gather])]
+        for log, buffer in zip(state.day_logs, buffers[1:], strict=True):
+            lines += [log, self._text(buffer[gather])]
+        return "\n".join(lines)
+
+    def _text(self, observation: np.ndarray) -> str:
+        layout = self.game.observation_layout
+        return " ".join(f"{name}:" + " ".join(f"{v:g}" for v in observation[part].tolist())
+                        for name, part in layout.items())
 
 
 pyspiel.register_game(GAME_TYPE, HungerShowGame)
