@@ -14,8 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pyspiel
+from open_spiel.python.algorithms import ismcts, mcts
 
+import hunger_rl.openspiel  # noqa: F401 - registers python_hungry
 from hunger_rl.envs.hungry.engine import NUM_ACTIONS
+from hunger_rl.openspiel.hungry import replayed_world
 from hunger_rl.policies.base import Observation, Policy
 from hunger_rl.policies.hungry import view_of
 
@@ -24,38 +28,43 @@ from hunger_rl.policies.hungry import view_of
 UCT_C = 2.0
 
 
+class SeededISMCTSBot(ismcts.ISMCTSBot):
+    """OpenSpiel's ``ISMCTSBot`` with its random rollout evaluator, every random choice drawn
+    from ``seed`` (its own resampling asks a new, unseeded sampler each time), and a
+    ``restart_at`` (which ``evaluate_bots`` calls first): the bot keeps nothing between moves,
+    each search starting afresh, so restarting only clears its tree."""
+
+    def __init__(self, game: pyspiel.Game, simulations: int, seed: int):
+        random_state = np.random.RandomState(seed)
+        super().__init__(game, mcts.RandomRolloutEvaluator(1, random_state), UCT_C,
+                         simulations, random_state=random_state)
+        sampler = pyspiel.UniformProbabilitySampler(seed, 0.0, 1.0)
+        self.set_resampler(lambda state, player: state.resample_from_infostate(player, sampler))
+
+    def restart_at(self, state: Any) -> None:
+        self.reset()
+
+
 class ISMCTSHungryPolicy(Policy):
     """OpenSpiel's ``ISMCTSBot`` with ``simulations`` simulations per move."""
 
     def __init__(self, simulations: int = 100):
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations}")
-        # Imported here: the policy table names this class without importing OpenSpiel.
-        import pyspiel
-
-        import hunger_rl.openspiel  # noqa: F401 - registers python_hungry
-
-        self.pyspiel = pyspiel
         self.simulations = simulations
         self.name = f"ismcts:{simulations}"
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
-        from open_spiel.python.algorithms import ismcts, mcts
-
-        from hunger_rl.openspiel.hungry import replayed_world
-
         view = view_of(observation, view)
         n = view.num_players
         first = (view.to_move - view.num_plays) % n
-        game = self.pyspiel.load_game("python_hungry", {
+        game = pyspiel.load_game("python_hungry", {
             "players": n, "first_player": f"player_{first}", "tied_second": view.tied_second})
         plays = table_order(view.placed, first)
         own_plays = [a // 2 for a in plays[(0 - first) % n :: n]]
         own_received = own_plays + np.repeat(np.arange(view.hand.size), view.hand).tolist()
         root = replayed_world(game, view, 0, first, plays, own_received, view.deck_size > 0, rng)
-        random_state = np.random.RandomState(int(rng.integers(2**32)))
-        bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, random_state), UCT_C,
-                               self.simulations, random_state=random_state)
+        bot = SeededISMCTSBot(game, self.simulations, int(rng.integers(2**31)))
         return int(bot.step(root))
 
 
