@@ -35,7 +35,11 @@ class ScriptedPolicy:
 
     def make(self, spec: str, argument: str) -> Policy:
         module, _, name = self.target.partition(":")
-        policy_class = getattr(importlib.import_module(module), name)
+        try:
+            policy_class = getattr(importlib.import_module(module), name)
+        except ImportError as error:  # an optional extra it needs is not installed
+            raise ValueError(f"policy spec {spec!r} cannot be loaded: {error} "
+                             f"({self.description})") from error
         if self.count_keyword is None:
             return policy_class()
         return policy_class(**{self.count_keyword: _count(spec, argument, self.default_count)})
