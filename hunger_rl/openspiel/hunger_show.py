@@ -2,7 +2,10 @@
 ``envs.hunger_show``.
 
 Simultaneous moves: each day is one simultaneous node where every living player picks a
-(location, action) (S6), as ``hunger_show_v0``'s Parallel env. An eliminated player has no legal
+(location, action) (S6), as ``hunger_show_v0``'s Parallel env. With ``turn_based=true`` the
+living players pick one at a time in seat order, each pick hidden from the others until the
+last one resolves the day: OpenSpiel's turn-based transform of the same game, with the
+resampling that ISMCTS needs (the transform has none). An eliminated player has no legal
 action; its entry in the joint action is ``pyspiel.INVALID_ACTION`` (what OpenSpiel's
 ``evaluate_bots`` sends) or 0 (what ``State.apply_actions`` documents), and it is ignored.
 
@@ -40,7 +43,7 @@ SHORT_NAME = "python_hunger_show"
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 # ``unpleasant=-1`` takes the preset's count (``ShowConfig(unpleasant=None)``).
 DEFAULT_PARAMETERS = {"players": 4, "events": "standard", "deck_size": 10, "unpleasant": -1,
-                      "end_window": 4, "characters": False, "seed": -1}
+                      "end_window": 4, "characters": False, "seed": -1, "turn_based": False}
 # What an eliminated player may send in a joint action.
 NO_ACTIONS = (pyspiel.INVALID_ACTION, 0)
 
@@ -60,6 +63,16 @@ GAME_TYPE = pyspiel.GameType(
     provides_observation_tensor=True,
     parameter_specification=DEFAULT_PARAMETERS,
 )
+# ``turn_based=True``: the same game with the day's picks made one at a time, in seat order,
+# each hidden from the others until the day resolves, for the sequential-only tools (ISMCTS).
+TURN_BASED_TYPE = pyspiel.GameType(**{
+    **{name: getattr(GAME_TYPE, name) for name in (
+        "short_name", "long_name", "chance_mode", "information", "utility", "reward_model",
+        "max_num_players", "min_num_players", "provides_information_state_string",
+        "provides_information_state_tensor", "provides_observation_string",
+        "provides_observation_tensor", "parameter_specification")},
+    "dynamics": pyspiel.GameType.Dynamics.SEQUENTIAL,
+})
 
 
 def action_name(action: int) -> str:
@@ -94,15 +107,16 @@ class HungerShowGame(pyspiel.Game):
         self.tables = observation_tables(num_players)
         self.observation_layout = observation_layout(num_players)
         self.legal = list(range(NUM_ACTIONS * self.config.num_locations))
-        super().__init__(GAME_TYPE, pyspiel.GameInfo(
+        self.turn_based = params["turn_based"]
+        days = self.config.deck_size + 1  # a day draws one event; the End card is the last
+        super().__init__(TURN_BASED_TYPE if self.turn_based else GAME_TYPE, pyspiel.GameInfo(
             num_distinct_actions=NUM_CHOICES,
             max_chance_outcomes=0,
             num_players=num_players,
             min_utility=r1_reward(num_players, 0.0),
             max_utility=1.0,
             utility_sum=0.0,
-            # A day draws one event card; the deck holds deck_size cards and the End card.
-            max_game_length=self.config.deck_size + 1,
+            max_game_length=days * num_players if self.turn_based else days,
         ), params)
 
     def new_initial_state(self, *_):
@@ -135,6 +149,8 @@ class HungerShowState(pyspiel.State):
         self.total_rewards = [0.0] * n
         self.day_logs: list[str] = []
         self.buffers: list[np.ndarray] = []
+        # Turn-based: the day's picks so far (None: not yet, or eliminated).
+        self.picks: list[int | None] = [None] * n
 
     @property
     def show(self) -> ShowGame:
@@ -156,9 +172,13 @@ class HungerShowState(pyspiel.State):
         return observation_buffer(self._show, self.get_game().tables, self.last_event)
 
     def current_player(self):
-        if self.show.done:
+        show = self.show
+        if show.done:
             return pyspiel.PlayerId.TERMINAL
-        return pyspiel.PlayerId.SIMULTANEOUS
+        if not self.get_game().turn_based:
+            return pyspiel.PlayerId.SIMULTANEOUS
+        return next(seat for seat, pick in enumerate(self.picks)
+                    if pick is None and show.alive[seat])
 
     def _legal_actions(self, player):
         show = self.show
@@ -167,8 +187,23 @@ class HungerShowState(pyspiel.State):
         return list(self.get_game().legal)
 
     def _apply_action(self, action):
-        raise IllegalActionError("python_hunger_show has no chance or turn-based nodes; a day "
-                                 "takes one joint action (apply_actions)")
+        """Turn-based: the current player's pick; the last living player's plays the day."""
+        if not self.get_game().turn_based:
+            raise IllegalActionError("python_hunger_show has no chance or turn-based nodes; a "
+                                     "day takes one joint action (apply_actions), or load it "
+                                     "with turn_based=true")
+        player = self.current_player()
+        if action not in self.get_game().legal:
+            raise IllegalActionError(f"player_{player}: action {action} is not legal; legal "
+                                     f"actions are {self.get_game().legal}")
+        self.picks[player] = action
+        self.day_rewards = [0.0] * len(self.picks)
+        show = self.show
+        if all(pick is not None or not alive for pick, alive in zip(self.picks, show.alive,
+                                                                     strict=True)):
+            joint = [pyspiel.INVALID_ACTION if pick is None else pick for pick in self.picks]
+            self.picks = [None] * len(self.picks)
+            self._apply_actions(joint)
 
     def _apply_actions(self, actions):
         show = self.show
@@ -229,6 +264,10 @@ class HungerShowState(pyspiel.State):
         # What everybody sees now is of the new show; the players' memories of earlier days
         # stay (``player``'s are true of both shows).
         other.buffers[-1] = other._observe()
+        # Turn-based: the picks others made today are hidden from ``player``.
+        legal = self.get_game().legal
+        other.picks = [pick if pick is None or seat == player else int(rng.choice(legal))
+                       for seat, pick in enumerate(self.picks)]
         return other
 
 
@@ -301,6 +340,8 @@ class HungerShowObserver:
         lines = [f"player_{player}", self._text(buffers[0][gather])]
         for log, buffer in zip(state.day_logs, buffers[1:], strict=True):
             lines += [log, self._text(buffer[gather])]
+        if state.picks[player] is not None:  # turn-based: its own pick today
+            lines.append(f"picked {action_name(state.picks[player])}")
         return "\n".join(lines)
 
     def _text(self, observation: np.ndarray) -> str:

@@ -232,3 +232,40 @@ def test_hunger_show_resampling_keeps_what_the_player_knows():
         assert sorted(world.show.deck) == sorted(state.show.deck)
         others.add(tuple(world.show.piles[1][0]))
     assert len(others) > 1  # the Beach's fruit pile is redrawn
+
+
+def test_turn_based_show_plays_the_same_days_as_the_simultaneous_one():
+    """``turn_based=true``: the picks one at a time in seat order, the day resolved after the
+    last living player's; the same seed and picks give the same show."""
+    rng = np.random.default_rng(6)
+    for seed in range(5):
+        simultaneous = pyspiel.load_game(f"python_hunger_show(players=3,seed={seed})")
+        turn_based = pyspiel.load_game(f"python_hunger_show(players=3,seed={seed},"
+                                       "turn_based=true)")
+        assert turn_based.get_type().dynamics == GameType.Dynamics.SEQUENTIAL
+        joint, sequential = simultaneous.new_initial_state(), turn_based.new_initial_state()
+        while not joint.is_terminal():
+            picks = [int(rng.integers(15)) if joint.legal_actions(p) else pyspiel.INVALID_ACTION
+                     for p in range(3)]
+            joint.apply_actions(picks)
+            for player, pick in enumerate(picks):
+                if pick != pyspiel.INVALID_ACTION:
+                    assert sequential.current_player() == player
+                    sequential.apply_action(pick)
+            assert sequential.observation_tensor(1) == joint.observation_tensor(1)
+        assert sequential.is_terminal() and sequential.returns() == joint.returns()
+
+
+def test_turn_based_picks_stay_hidden_until_the_day_resolves():
+    game = pyspiel.load_game("python_hunger_show(players=3,turn_based=true)")
+    pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
+    state = game.new_initial_state()
+    before = state.information_state_string(1)
+    state.apply_action(7)  # player_0 picks
+    assert state.current_player() == 1
+    assert state.information_state_string(1) == before
+    assert state.information_state_string(0).endswith("picked raft@beach")
+    sampler = pyspiel.UniformProbabilitySampler(3, 0.0, 1.0)
+    picks = {state.resample_from_infostate(1, sampler).picks[0] for _ in range(10)}
+    assert len(picks) > 1  # player_1 does not know player_0's pick
+    assert {state.resample_from_infostate(0, sampler).picks[0] for _ in range(5)} == {7}

@@ -60,6 +60,26 @@ def test_evaluate_bots_plays_ismcts_on_hungry():
     assert wins >= 4
 
 
+def test_evaluate_bots_plays_ismcts_on_the_turn_based_show():
+    """ISMCTS needs sequential moves: on ``turn_based=true`` it searches states resampled from
+    what its player knows (hidden values, the deck, the others' picks of the day) and beats
+    random in most 2-player shows."""
+    from open_spiel.python.algorithms import evaluate_bots
+
+    wins = 0
+    for index in range(4):
+        game = pyspiel.load_game(f"python_hunger_show(players=2,seed={index},turn_based=true)")
+        seat = index % 2
+        searcher = SeededISMCTSBot(game, 30, seed=index)
+        baseline = PolicyBot(game, 1 - seat, make_policy("random", "hunger_show", 2), seed=index)
+        bots = [searcher, baseline] if seat == 0 else [baseline, searcher]
+        returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots,
+                                              np.random.RandomState(index))
+        assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
+        wins += returns[seat] == 1.0
+    assert wins >= 3
+
+
 def test_evaluate_bots_plays_the_simultaneous_show():
     """Simultaneous nodes: every living player's bot steps, the eliminated get
     INVALID_ACTION; the returns are R1's and sum to zero."""
