@@ -1,6 +1,7 @@
 """OpenSpiel's own tools on the games: its bots through ``evaluate_bots``, ``rl_environment``
-with its DQN agents, CFR, exact best response and exploitability on a small HUNGER, and
-alpha-rank over a table of the suite's baselines playing as OpenSpiel bots."""
+with its DQN agents, CFR, exact best response and exploitability on a small HUNGER, sampling
+CFR on Hungry, and alpha-rank over a table of the suite's baselines playing as OpenSpiel
+bots."""
 
 from __future__ import annotations
 
@@ -183,6 +184,29 @@ def test_best_response_exploitability_and_cfr_on_a_one_day_show():
     for _ in range(30):
         solver.evaluate_and_update_policy()
     assert exploitability.nash_conv(turn_based, solver.average_policy()) < uniform_conv / 10
+
+
+def test_outcome_sampling_mccfr_runs_on_full_hungry():
+    """Too large for exact tools, Hungry takes OpenSpiel's sampling CFR: after some iterations
+    its average policy is, at every decision of a game, a distribution over the legal actions
+    (information states that share a key share their legal actions)."""
+    from open_spiel.python.algorithms import outcome_sampling_mccfr
+
+    game = pyspiel.load_game("python_hungry(players=2)")
+    solver = outcome_sampling_mccfr.OutcomeSamplingSolver(game)
+    for _ in range(20):
+        solver.iteration()
+    policy = solver.average_policy()
+    state, rng = game.new_initial_state(), np.random.default_rng(0)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probabilities = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(outcomes, p=probabilities)))
+            continue
+        probabilities = policy.action_probabilities(state)
+        assert sorted(probabilities) == state.legal_actions()
+        assert sum(probabilities.values()) == pytest.approx(1)
+        state.apply_action(max(probabilities, key=probabilities.get))
 
 
 def test_alpharank_ranks_the_baselines():
