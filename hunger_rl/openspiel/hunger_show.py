@@ -127,8 +127,9 @@ class HungerShowGame(pyspiel.Game):
         return self.seed if self.seed >= 0 else self._seeds.getrandbits(63)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
-        perfect_recall = iig_obs_type is None or iig_obs_type.perfect_recall
-        return HungerShowObserver(self, perfect_recall=bool(perfect_recall), params=params)
+        # As OpenSpiel's Python games: the observation unless perfect recall is asked for.
+        perfect_recall = bool(getattr(iig_obs_type, "perfect_recall", False))
+        return HungerShowObserver(self, perfect_recall=perfect_recall, params=params)
 
 
 class HungerShowState(pyspiel.State):

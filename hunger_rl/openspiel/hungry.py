@@ -109,8 +109,9 @@ class HungryGame(pyspiel.Game):
         return MAX_CHANCE_NODES
 
     def make_py_observer(self, iig_obs_type=None, params=None):
-        perfect_recall = iig_obs_type is None or iig_obs_type.perfect_recall
-        return HungryObserver(self, perfect_recall=bool(perfect_recall), params=params)
+        # As OpenSpiel's Python games: the observation unless perfect recall is asked for.
+        perfect_recall = bool(getattr(iig_obs_type, "perfect_recall", False))
+        return HungryObserver(self, perfect_recall=perfect_recall, params=params)
 
 
 def raise_parameter(message: str) -> None:
