@@ -204,7 +204,7 @@ def test_hungry_resampling_keeps_what_the_player_knows(players):
         random_play(state, np.random.default_rng(0), 1)
     player = state.current_player()
     other = (player + 1) % players
-    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    sampler = pyspiel.UniformProbabilitySampler(players, 0.0, 1.0)
     hands = set()
     for _ in range(20):
         world = state.resample_from_infostate(player, sampler)
@@ -219,11 +219,11 @@ def test_hungry_resampling_keeps_what_the_player_knows(players):
 
 
 def test_hunger_show_resampling_keeps_what_the_player_knows():
-    game = pyspiel.load_game("python_hunger_show(players=4)")
+    game = pyspiel.load_game("python_hunger_show(players=4,seed=0)")
     state = game.new_initial_state()
     random_play(state, np.random.default_rng(5), 3)
     assert not state.is_terminal()
-    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    sampler = pyspiel.UniformProbabilitySampler(0, 0.0, 1.0)
     others = set()
     for _ in range(10):
         world = state.resample_from_infostate(2, sampler)
