@@ -193,6 +193,8 @@ class HungerShowState(pyspiel.State):
             raise IllegalActionError("python_hunger_show has no chance or turn-based nodes; a "
                                      "day takes one joint action (apply_actions), or load it "
                                      "with turn_based=true")
+        if self.show.done:
+            raise IllegalActionError("the show is over; no more picks can be made")
         player = self.current_player()
         if action not in self.get_game().legal:
             raise IllegalActionError(f"player_{player}: action {action} is not legal; legal "

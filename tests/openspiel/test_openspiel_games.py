@@ -269,3 +269,6 @@ def test_turn_based_picks_stay_hidden_until_the_day_resolves():
     picks = {state.resample_from_infostate(1, sampler).picks[0] for _ in range(10)}
     assert len(picks) > 1  # player_1 does not know player_0's pick
     assert {state.resample_from_infostate(0, sampler).picks[0] for _ in range(5)} == {7}
+    random_play(state, np.random.default_rng(0), 200)
+    with pytest.raises(IllegalActionError, match="the show is over"):
+        state.apply_action(0)
