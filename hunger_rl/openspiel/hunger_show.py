@@ -82,10 +82,10 @@ def action_name(action: int) -> str:
 
 class HungerShowGame(pyspiel.Game):
     """``python_hunger_show(players=2..6, events, deck_size, unpleasant, end_window,
-    characters, seed)``: the options of ``hunger_show_v0`` of the same names (``players`` is
-    its ``num_players``; ``unpleasant=-1`` its ``None``). Decision objects cannot be parameters:
-    every S19 choice follows the default rules. A bad parameter raises ``InvalidValueError``
-    naming it."""
+    characters, seed, turn_based)``: the options of ``hunger_show_v0`` of the same names
+    (``players`` is its ``num_players``; ``unpleasant=-1`` its ``None``), the deal's ``seed``
+    and the turn-based form. Decision objects cannot be parameters: every S19 choice follows
+    the default rules. A bad value raises ``InvalidValueError`` naming it."""
 
     def __init__(self, params=None):
         params = {**DEFAULT_PARAMETERS, **(params or {})}
