@@ -1,12 +1,14 @@
-"""``ismcts:N``: OpenSpiel's information-set MCTS bot playing Hungry through ``python_hungry``.
+"""``ismcts:N``: OpenSpiel's information-set MCTS bot playing both games through
+``python_hungry`` and ``python_hunger_show(turn_based=true)``.
 
 The policy sees one observation, not the game's history, so each move starts the search from a
-state of the OpenSpiel game that the player cannot tell from the real one (its hand, every
-card on the table, the hand sizes and the deck): ``replayed_world`` deals the cards it has not
-seen and replays the plays in an order consistent with the table. The seats are the player's
-(it sits at seat 0), which the rules do not care about. OpenSpiel's ``ISMCTSBot`` then runs N
-simulations, each on a fresh determinisation (``resample_from_infostate``), with its random
-rollout evaluator, and plays the most visited action. Needs the ``openspiel`` extra.
+state of the OpenSpiel game that the player cannot tell from the real one. Hungry: its hand,
+every card on the table, the hand sizes and the deck; ``replayed_world`` deals the cards it has
+not seen and replays the plays in an order consistent with the table. HUNGER: everything its
+observation holds; ``state_from_observation`` deals a show to match it. The seats are the
+player's (it sits at seat 0), which the rules do not care about. OpenSpiel's ``ISMCTSBot``
+then runs N simulations, each on a fresh determinisation (``resample_from_infostate``), with
+its random rollout evaluator, and plays the most visited action. Needs the ``openspiel`` extra.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 import hunger_rl.openspiel  # noqa: F401 - registers python_hungry
 from hunger_rl.envs.hungry.engine import NUM_ACTIONS
+from hunger_rl.openspiel.hunger_show import state_from_observation
 from hunger_rl.openspiel.hungry import replayed_world
 from hunger_rl.policies.base import Observation, Policy
 from hunger_rl.policies.hungry import view_of
@@ -46,7 +49,7 @@ class SeededISMCTSBot(ismcts.ISMCTSBot):
 
 
 class ISMCTSHungryPolicy(Policy):
-    """OpenSpiel's ``ISMCTSBot`` with ``simulations`` simulations per move."""
+    """OpenSpiel's ``ISMCTSBot`` with ``simulations`` simulations per move, on Hungry."""
 
     def __init__(self, simulations: int = 100):
         if simulations < 1:
@@ -65,6 +68,18 @@ class ISMCTSHungryPolicy(Policy):
         own_received = own_plays + np.repeat(np.arange(view.hand.size), view.hand).tolist()
         root = replayed_world(game, view, 0, first, plays, own_received, view.deck_size > 0, rng)
         bot = SeededISMCTSBot(game, self.simulations, int(rng.integers(2**31)))
+        return int(bot.step(root))
+
+
+class ISMCTSShowPolicy(ISMCTSHungryPolicy):
+    """OpenSpiel's ``ISMCTSBot`` with ``simulations`` simulations per move, on HUNGER: The
+    Show. ISMCTS needs sequential moves: the search runs on the turn-based game, from a show
+    dealt consistently with the observation (``state_from_observation``; the event options
+    are taken as the defaults)."""
+
+    def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
+        root = state_from_observation(np.asarray(observation["observation"]), rng)
+        bot = SeededISMCTSBot(root.get_game(), self.simulations, int(rng.integers(2**31)))
         return int(bot.step(root))
 
 

@@ -2,10 +2,10 @@
 
 ``random``, ``greedy``, ``expert``; for Hungry also ``forecast`` (the expert's valuation,
 approximated and compiled), ``search`` or ``search:N`` (determinized Monte Carlo search with N
-playouts per move, 200 by default) and ``ismcts`` or ``ismcts:N`` (OpenSpiel's information-set
-MCTS, N simulations per move, 100 by default; the ``openspiel`` extra); for HUNGER: The Show
-also ``crowd`` (the argmax of the crowd values, the expert's valuation with one round of
-replies); ``pretrained:NAME``, a trained agent shipped with the package
+playouts per move, 200 by default); for HUNGER: The Show also ``crowd`` (the argmax of the
+crowd values, the expert's valuation with one round of replies); for both ``ismcts`` or
+``ismcts:N`` (OpenSpiel's information-set MCTS, N simulations per move, 100 by default; the
+``openspiel`` extra); ``pretrained:NAME``, a trained agent shipped with the package
 (``policies.pretrained``); or the path of a trained checkpoint.
 """
 
@@ -49,6 +49,8 @@ _RANDOM = ScriptedPolicy("hunger_rl.policies.base:RandomPolicy",
                          "uniformly random over the legal actions")
 _GREEDY = "one-step greedy: the action with the best immediate gain"
 _EXPERT = "hand-written expected-value player, the strongest quick scripted baseline"
+_ISMCTS = ("OpenSpiel's information-set MCTS bot, N simulations per move "
+           f"({DEFAULT_ISMCTS_SIMULATIONS} by default; slow; needs the openspiel extra)")
 # Each game's scripted policies, by the name a spec gives them (games of ``envs.GAMES``).
 POLICY_TABLES: dict[str, dict[str, ScriptedPolicy]] = {
     "hungry": {
@@ -62,10 +64,7 @@ POLICY_TABLES: dict[str, dict[str, ScriptedPolicy]] = {
                                  f"({DEFAULT_SEARCH_SIMULATIONS} by default; slow)",
                                  count_keyword="simulations",
                                  default_count=DEFAULT_SEARCH_SIMULATIONS),
-        "ismcts": ScriptedPolicy("hunger_rl.policies.ismcts:ISMCTSHungryPolicy",
-                                 "OpenSpiel's information-set MCTS bot, N simulations per move "
-                                 f"({DEFAULT_ISMCTS_SIMULATIONS} by default; slow; needs the "
-                                 "openspiel extra)",
+        "ismcts": ScriptedPolicy("hunger_rl.policies.ismcts:ISMCTSHungryPolicy", _ISMCTS,
                                  count_keyword="simulations",
                                  default_count=DEFAULT_ISMCTS_SIMULATIONS),
     },
@@ -76,6 +75,9 @@ POLICY_TABLES: dict[str, dict[str, ScriptedPolicy]] = {
         "crowd": ScriptedPolicy("hunger_rl.policies.hunger_show:CrowdShowPolicy",
                                 "the argmax of the crowd values (the expert's valuation, one "
                                 "round of replies)"),
+        "ismcts": ScriptedPolicy("hunger_rl.policies.ismcts:ISMCTSShowPolicy", _ISMCTS,
+                                 count_keyword="simulations",
+                                 default_count=DEFAULT_ISMCTS_SIMULATIONS),
     },
 }
 
