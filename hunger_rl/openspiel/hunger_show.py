@@ -60,7 +60,7 @@ from hunger_rl.envs.hunger_show.tokens import (
 )
 from hunger_rl.envs.rewards import r1_reward
 from hunger_rl.envs.validation import IllegalActionError, InvalidValueError
-from hunger_rl.openspiel.parameters import sampler_rng
+from hunger_rl.openspiel.sampling import sampler_rng
 
 SHORT_NAME = "python_hunger_show"
 MIN_PLAYERS, MAX_PLAYERS = 2, 6

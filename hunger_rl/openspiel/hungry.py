@@ -37,7 +37,7 @@ from hunger_rl.envs.hungry.observation import observation_index, observation_lay
 from hunger_rl.envs.hungry.view import HungryView
 from hunger_rl.envs.rewards import r1_rewards
 from hunger_rl.envs.validation import IllegalActionError, InvalidValueError
-from hunger_rl.openspiel.parameters import sampler_rng
+from hunger_rl.openspiel.sampling import sampler_rng
 
 SHORT_NAME = "python_hungry"
 RANDOM_FIRST = "random"
