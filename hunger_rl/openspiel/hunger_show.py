@@ -222,14 +222,15 @@ class HungerShowState(pyspiel.State):
         if action not in self.get_game().legal:
             raise IllegalActionError(f"player_{player}: action {action} is not legal; legal "
                                      f"actions are {self.get_game().legal}")
-        self.picks[player] = action
-        self.day_rewards = [0.0] * len(self.picks)
-        show = self.show
-        if all(pick is not None or not alive for pick, alive in zip(self.picks, show.alive,
-                                                                     strict=True)):
-            joint = [pyspiel.INVALID_ACTION if pick is None else pick for pick in self.picks]
-            self.picks = [None] * len(self.picks)
-            self._apply_actions(joint)
+        picks = list(self.picks)
+        picks[player] = action
+        if any(pick is None and alive for pick, alive in zip(picks, self.show.alive,
+                                                             strict=True)):
+            self.picks = picks
+            self.day_rewards = [0.0] * len(picks)
+            return
+        self._apply_actions([pyspiel.INVALID_ACTION if pick is None else pick for pick in picks])
+        self.picks = [None] * len(picks)  # only once the day is played: an error changes nothing
 
     def _apply_actions(self, actions):
         show = self.show
