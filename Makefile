@@ -5,6 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RLLIB_STAMP := $(VENV)/.installed-rllib
 INTEROP_STAMP := $(VENV)/.installed-interop
+OPENSPIEL_STAMP := $(VENV)/.installed-openspiel
 
 AGILERL_VENV := .venv-agilerl
 
@@ -28,6 +29,11 @@ $(INTEROP_STAMP): $(RLLIB_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[train,dev,rllib,interop,play]'
 	touch $(INTEROP_STAMP)
 
+# OpenSpiel for tests/openspiel (the python_hungry and python_hunger_show games).
+$(OPENSPIEL_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[train,dev,openspiel]'
+	touch $(OPENSPIEL_STAMP)
+
 # The viewer and the play page in headless Chromium: Debian's chromium, driven by Playwright
 # (which is told to use it: no browser download).
 BROWSER_STAMP := $(VENV)/.installed-browser
@@ -42,7 +48,7 @@ $(BROWSER_STAMP): $(STAMP)
 run: $(STAMP)
 	$(BIN)/hunger-rl train quick_hungry_2p --beside pretrained:hungry_2p --out runs/make_run
 
-test: $(INTEROP_STAMP) $(BROWSER_STAMP)
+test: $(INTEROP_STAMP) $(BROWSER_STAMP) $(OPENSPIEL_STAMP)
 	$(BIN)/python -m pytest -q -n auto -m "not slow"
 
 test-slow: $(INTEROP_STAMP)

@@ -34,6 +34,8 @@ def layer_of(path: Path) -> str:
         if (len(parts) == 2 and name.endswith("_v0.py")) or name in ENV_WRAPPER_NAMES:
             return "envs"
         return "engines"
+    if top == "openspiel":  # the games for OpenSpiel: the engines bound to another framework
+        return "envs"
     if top in ("policies", "arena", "training"):
         return top
     if top == "pretrained":  # the shipped agents' policy files

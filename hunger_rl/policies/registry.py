@@ -1,10 +1,12 @@
 """Policy specs: the strings every command accepts to name a policy.
 
 ``random``, ``greedy``, ``expert``; for Hungry also ``forecast`` (the expert's valuation,
-approximated and compiled) and ``search`` or ``search:N`` (determinized Monte Carlo search with N
+approximated and compiled), ``search`` or ``search:N`` (determinized Monte Carlo search with N
 playouts per move, 200 by default); for HUNGER: The Show also ``crowd`` (the argmax of the
-crowd values, the expert's valuation with one round of replies); ``pretrained:NAME``, a trained
-agent shipped with the package (``policies.pretrained``); or the path of a trained checkpoint.
+crowd values, the expert's valuation with one round of replies); for both ``ismcts`` or
+``ismcts:N`` (OpenSpiel's information-set MCTS, N simulations per move, 100 by default; the
+``openspiel`` extra); ``pretrained:NAME``, a trained agent shipped with the package
+(``policies.pretrained``); or the path of a trained checkpoint.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from hunger_rl.envs import game_spec
 from hunger_rl.policies.base import Policy
 
 DEFAULT_SEARCH_SIMULATIONS = 200
+DEFAULT_ISMCTS_SIMULATIONS = 100
 CHECKPOINT_SUFFIXES = (".safetensors", ".zip", ".pt", ".pth", ".ckpt")
 
 
@@ -32,7 +35,11 @@ class ScriptedPolicy:
 
     def make(self, spec: str, argument: str) -> Policy:
         module, _, name = self.target.partition(":")
-        policy_class = getattr(importlib.import_module(module), name)
+        try:
+            policy_class = getattr(importlib.import_module(module), name)
+        except ImportError as error:  # an optional extra it needs is not installed
+            raise ValueError(f"policy spec {spec!r} cannot be loaded: {error} "
+                             f"({self.description})") from error
         if self.count_keyword is None:
             return policy_class()
         return policy_class(**{self.count_keyword: _count(spec, argument, self.default_count)})
@@ -42,6 +49,8 @@ _RANDOM = ScriptedPolicy("hunger_rl.policies.base:RandomPolicy",
                          "uniformly random over the legal actions")
 _GREEDY = "one-step greedy: the action with the best immediate gain"
 _EXPERT = "hand-written expected-value player, the strongest quick scripted baseline"
+_ISMCTS = ("OpenSpiel's information-set MCTS bot, N simulations per move "
+           f"({DEFAULT_ISMCTS_SIMULATIONS} by default; slow; needs the openspiel extra)")
 # Each game's scripted policies, by the name a spec gives them (games of ``envs.GAMES``).
 POLICY_TABLES: dict[str, dict[str, ScriptedPolicy]] = {
     "hungry": {
@@ -55,6 +64,9 @@ POLICY_TABLES: dict[str, dict[str, ScriptedPolicy]] = {
                                  f"({DEFAULT_SEARCH_SIMULATIONS} by default; slow)",
                                  count_keyword="simulations",
                                  default_count=DEFAULT_SEARCH_SIMULATIONS),
+        "ismcts": ScriptedPolicy("hunger_rl.policies.ismcts:ISMCTSHungryPolicy", _ISMCTS,
+                                 count_keyword="simulations",
+                                 default_count=DEFAULT_ISMCTS_SIMULATIONS),
     },
     "hunger_show": {
         "random": _RANDOM,
@@ -63,6 +75,9 @@ POLICY_TABLES: dict[str, dict[str, ScriptedPolicy]] = {
         "crowd": ScriptedPolicy("hunger_rl.policies.hunger_show:CrowdShowPolicy",
                                 "the argmax of the crowd values (the expert's valuation, one "
                                 "round of replies)"),
+        "ismcts": ScriptedPolicy("hunger_rl.policies.ismcts:ISMCTSShowPolicy", _ISMCTS,
+                                 count_keyword="simulations",
+                                 default_count=DEFAULT_ISMCTS_SIMULATIONS),
     },
 }
 

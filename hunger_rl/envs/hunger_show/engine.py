@@ -990,6 +990,10 @@ class ShowGame:
         other._rng.setstate(self._rng.getstate())
         return other
 
+    def __deepcopy__(self, memo: dict) -> ShowGame:
+        """``copy.deepcopy`` as :meth:`clone`: the tables and decision objects stay shared."""
+        return self.clone()
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable snapshot, RNG included, so a restored game continues identically.
 

@@ -23,20 +23,18 @@ from hunger_rl.envs.hunger_show.engine import (
     ShowGame,
 )
 from hunger_rl.envs.hunger_show.observation import (
-    KNOWN_FIELDS,
     NUM_CHOICES,
     OBSERVATION_HIGH,
-    OWN_WIDTH,
     REWARD_MODES,
     SHAPING_WEIGHT,
     action_name,
     legal_mask,
+    observation_buffer,
     observation_layout,
     observation_tables,
 )
 from hunger_rl.envs.hunger_show.render import render_text
 from hunger_rl.envs.hunger_show.tokens import (
-    CHARACTERS,
     LOCATION_NAMES,
     NUM_ACTIONS,
 )
@@ -69,7 +67,6 @@ AEC_ELIMINATED_DEFAULT = "stay"
 NOOP_ACTION = 0
 DECISION_MODES = ("objects", "agents")
 # Column of each seat's character in its block of the observation (0: none).
-CHARACTER_COLUMN = {None: 0} | {name: 1 + i for i, name in enumerate(CHARACTERS)}
 
 
 class ShowActionSpace(spaces.Discrete):
@@ -343,56 +340,10 @@ class ShowParallelEnv(ParallelEnv):
 
     # ------------------------------------------------------------------ observations
     def _observe_all(self, agents: list[str]) -> dict[str, dict[str, np.ndarray]]:
-        game = self.game
-        n = self.config.num_players
         tables = self._tables
-        o = tables.offsets
-        values, known = game.value, game.known
-        own_column, unit_column = tables.own_column, tables.unit_column
-        public_column, known_field = tables.public_column, tables.known_value_field
-        flat = [0.0] * tables.buffer_size
-        own_base, counts_base, known_base = o["own"], o["counts"], o["known"]
-        for holder, holding in enumerate(game.holdings):
-            own = own_base + OWN_WIDTH * holder
-            counts = counts_base + 5 * holder
-            holder_bit = 1 << holder
-            for token in holding:
-                flat[own + own_column[token]] += 1
-                unit = unit_column[token]
-                if unit:
-                    flat[own + unit] += values[token]
-                flat[counts + public_column[token]] += 1
-                others = known[token] & ~holder_bit
-                while others:  # observers other than the holder that remember this value
-                    observer = (others & -others).bit_length() - 1
-                    others &= others - 1
-                    cell = known_base + KNOWN_FIELDS * (observer * n + holder)
-                    flat[cell + public_column[token]] += 1
-                    flat[cell + known_field[token]] += values[token]
-        flat[o["leader"] + game.leader] = 1.0
-        alive, order, choices = o["alive"], o["order"], o["choices"]
-        character, character_width = o["character"], 1 + len(CHARACTERS)
-        for seat in range(n):
-            flat[alive + seat] = float(game.alive[seat])
-            flat[order + seat] = -1.0
-            choice = game.last_choices[seat]
-            if choice is not None:
-                flat[choices + 9 * seat + choice[0]] = 1.0
-                flat[choices + 9 * seat + 4 + choice[1]] = 1.0
-            flat[character + character_width * seat
-                 + CHARACTER_COLUMN[game.characters[seat]]] = 1.0
-        for position, seat in enumerate(game.playing_order()):
-            flat[order + seat] = float(position)
-        shared = o["shared"]
-        flat[shared] = game.day
-        flat[shared + 1:shared + 10] = [len(pile) for location in game.piles[1:]
-                                        for pile in location]
-        flat[shared + 10] = len(game.coconuts)
-        flat[shared + 11] = len(game.deck)
-        if self._last_event is not None:
-            flat[shared + 12 + tables.event_index[self._last_event]] = 1.0
+        game = self.game
         # Every seat's observation at once: one gather of the flat buffer, a row per seat.
-        rows = np.array(flat, dtype=np.float32)[self._gather]
+        rows = observation_buffer(game, tables, self._last_event)[self._gather]
         seats, alive = self.agent_seats, game.alive
         live = bool(self.agents) and not game.done  # as _agent_mask, once for all seats
         return {agent: {"observation": rows[seats[agent]],

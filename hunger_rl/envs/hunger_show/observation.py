@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from hunger_rl.envs.hunger_show.engine import num_locations
+from hunger_rl.envs.hunger_show.engine import ShowGame, num_locations
 from hunger_rl.envs.hunger_show.full_decisions import NUM_TOKEN_CLASSES, STEP_KINDS
 from hunger_rl.envs.hunger_show.tokens import (
     ACTION_NAMES,
@@ -115,6 +115,10 @@ def legal_mask(num_players: int) -> np.ndarray:
     return mask
 
 
+# Column of each character (None: no character) in a seat's character block.
+CHARACTER_COLUMN = {None: 0} | {name: 1 + i for i, name in enumerate(CHARACTERS)}
+
+
 @dataclass(frozen=True)
 class ObservationTables:
     """How observations are built: every seat's blocks are written into one flat buffer in
@@ -184,3 +188,58 @@ def observation_tables(num_players: int) -> ObservationTables:
         gather=tuple(gather),
         observation_size=size,
     )
+
+
+def observation_buffer(game: ShowGame, tables: ObservationTables,
+                       last_event: str | None) -> np.ndarray:
+    """Every seat's observation blocks of ``game`` in absolute seat order (``tables.offsets``);
+    ``buffer[tables.gather[seat]]`` is that seat's observation. ``last_event`` is the event card
+    of the last day played (None before the first). The Parallel env and the OpenSpiel binding
+    both observe through this."""
+    n = game.num_players
+    o = tables.offsets
+    values, known = game.value, game.known
+    own_column, unit_column = tables.own_column, tables.unit_column
+    public_column, known_field = tables.public_column, tables.known_value_field
+    flat = [0.0] * tables.buffer_size
+    own_base, counts_base, known_base = o["own"], o["counts"], o["known"]
+    for holder, holding in enumerate(game.holdings):
+        own = own_base + OWN_WIDTH * holder
+        counts = counts_base + 5 * holder
+        holder_bit = 1 << holder
+        for token in holding:
+            flat[own + own_column[token]] += 1
+            unit = unit_column[token]
+            if unit:
+                flat[own + unit] += values[token]
+            flat[counts + public_column[token]] += 1
+            others = known[token] & ~holder_bit
+            while others:  # observers other than the holder that remember this value
+                observer = (others & -others).bit_length() - 1
+                others &= others - 1
+                cell = known_base + KNOWN_FIELDS * (observer * n + holder)
+                flat[cell + public_column[token]] += 1
+                flat[cell + known_field[token]] += values[token]
+    flat[o["leader"] + game.leader] = 1.0
+    alive, order, choices = o["alive"], o["order"], o["choices"]
+    character, character_width = o["character"], 1 + len(CHARACTERS)
+    for seat in range(n):
+        flat[alive + seat] = float(game.alive[seat])
+        flat[order + seat] = -1.0
+        choice = game.last_choices[seat]
+        if choice is not None:
+            flat[choices + 9 * seat + choice[0]] = 1.0
+            flat[choices + 9 * seat + 4 + choice[1]] = 1.0
+        flat[character + character_width * seat
+             + CHARACTER_COLUMN[game.characters[seat]]] = 1.0
+    for position, seat in enumerate(game.playing_order()):
+        flat[order + seat] = float(position)
+    shared = o["shared"]
+    flat[shared] = game.day
+    flat[shared + 1:shared + 10] = [len(pile) for location in game.piles[1:]
+                                    for pile in location]
+    flat[shared + 10] = len(game.coconuts)
+    flat[shared + 11] = len(game.deck)
+    if last_event is not None:
+        flat[shared + 12 + tables.event_index[last_event]] = 1.0
+    return np.array(flat, dtype=np.float32)

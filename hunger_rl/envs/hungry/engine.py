@@ -438,6 +438,14 @@ class HungryState:
         other.places = list(self.places)
         return other
 
+    # ``copy.deepcopy`` and pickle would copy ``table`` and its views apart; both go through
+    # :meth:`clone` and :meth:`to_dict` instead (OpenSpiel clones and serialises states so).
+    def __deepcopy__(self, memo: dict) -> HungryState:
+        return self.clone()
+
+    def __reduce__(self):
+        return HungryState.from_dict, (self.to_dict(),)
+
     def to_dict(self) -> dict:
         """A JSON-serialisable snapshot; :meth:`from_dict` restores it exactly."""
         return {
