@@ -375,6 +375,14 @@ class ShowGame:
             self._rng_before_day = self._rng.getstate()
         return self._rng
 
+    @rng.setter
+    def rng(self, rng: random.Random) -> None:
+        """Give the game another RNG between days (a resampled copy of a show takes a fresh
+        one); during a day it would break the day's undo."""
+        if self._day_open:
+            raise RuntimeError("the RNG of a show cannot be replaced during a day")
+        self._rng = rng
+
     def _open_day(self) -> dict[str, Any]:
         """Start an atomic day (S21j): the state to restore if it is undone (``_undo_day``)."""
         self._day_open = True
