@@ -23,20 +23,21 @@ from hunger_rl.envs.hunger_show.engine import (
     ShowGame,
 )
 from hunger_rl.envs.hunger_show.observation import (
-    KNOWN_FIELDS,
     NUM_CHOICES,
     OBSERVATION_HIGH,
-    OWN_WIDTH,
     REWARD_MODES,
     SHAPING_WEIGHT,
     legal_mask,
+    observation_buffer,
     observation_layout,
     observation_tables,
+    state_bounds,
+    state_layout,
+    state_vector,
 )
 from hunger_rl.envs.hunger_show.render import render_text
 from hunger_rl.envs.hunger_show.tokens import (
     ACTION_NAMES,
-    CHARACTERS,
     LOCATION_NAMES,
     NUM_ACTIONS,
     NUM_LOCATIONS,
@@ -143,6 +144,8 @@ class ShowParallelEnv(ParallelEnv):
         self.observation_layout = observation_layout(num_players)
         size = next(reversed(self.observation_layout.values())).stop
         self._observation_size = size
+        self.state_layout = state_layout(num_players)
+        self.state_space = spaces.Box(*state_bounds(num_players), dtype=np.float32)
         self._observation_space = spaces.Box(-1.0, OBSERVATION_HIGH, (size,), np.float32)
         if action_mask == "observation":
             self._observation_space = spaces.Dict({
@@ -351,55 +354,9 @@ class ShowParallelEnv(ParallelEnv):
 
     # ------------------------------------------------------------------ observations
     def _observe_all(self, agents: list[str]) -> dict[str, dict[str, np.ndarray]]:
-        game = self.game
-        n = self.config.num_players
-        tables = self._tables
-        o = tables.offsets
-        values, known = game.value, game.known
-        own_column, unit_column = tables.own_column, tables.unit_column
-        public_column, known_field = tables.public_column, tables.known_value_field
-        flat = [0.0] * tables.buffer_size
-        own_base, counts_base, known_base = o["own"], o["counts"], o["known"]
-        for holder, holding in enumerate(game.holdings):
-            own = own_base + OWN_WIDTH * holder
-            counts = counts_base + 5 * holder
-            holder_bit = 1 << holder
-            for token in holding:
-                flat[own + own_column[token]] += 1
-                unit = unit_column[token]
-                if unit:
-                    flat[own + unit] += values[token]
-                flat[counts + public_column[token]] += 1
-                others = known[token] & ~holder_bit
-                while others:  # observers other than the holder that remember this value
-                    observer = (others & -others).bit_length() - 1
-                    others &= others - 1
-                    cell = known_base + KNOWN_FIELDS * (observer * n + holder)
-                    flat[cell + public_column[token]] += 1
-                    flat[cell + known_field[token]] += values[token]
-        flat[o["leader"] + game.leader] = 1.0
-        for seat in range(n):
-            flat[o["alive"] + seat] = float(game.alive[seat])
-            flat[o["order"] + seat] = -1.0
-            choice = game.last_choices[seat]
-            if choice is not None:
-                flat[o["choices"] + 9 * seat + choice[0]] = 1.0
-                flat[o["choices"] + 9 * seat + 4 + choice[1]] = 1.0
-            character = game.characters[seat]
-            flat[o["character"] + (1 + len(CHARACTERS)) * seat
-                 + (0 if character is None else 1 + CHARACTERS.index(character))] = 1.0
-        for position, seat in enumerate(game.playing_order()):
-            flat[o["order"] + seat] = float(position)
-        shared = o["shared"]
-        flat[shared] = game.day
-        flat[shared + 1:shared + 10] = [len(game.piles[loc][kind]) for loc in (1, 2, 3)
-                                        for kind in range(3)]
-        flat[shared + 10] = len(game.coconuts)
-        flat[shared + 11] = len(game.deck)
-        if self._last_event is not None:
-            flat[shared + 12 + tables.event_index[self._last_event]] = 1.0
-        buffer = np.array(flat, dtype=np.float32)
-        return {agent: {"observation": buffer[tables.gather[self.agent_seats[agent]]],
+        buffer = observation_buffer(self.game, self._last_event)
+        gather = self._tables.gather
+        return {agent: {"observation": buffer[gather[self.agent_seats[agent]]],
                         "action_mask": self._agent_mask(agent).copy()}
                 for agent in agents}
 
@@ -426,7 +383,10 @@ class ShowParallelEnv(ParallelEnv):
         return self._agent_mask(agent).copy()
 
     def state(self) -> np.ndarray:
-        raise NotImplementedError("hunger_show_v0 has no global state vector; use env.game")
+        """The whole show by absolute seat, hidden tokens included (``state_layout``)."""
+        if self.game is None:
+            raise NotResetError("call reset() before state()")
+        return state_vector(self.game, self._last_event)
 
     # ------------------------------------------------------------------ render
     def render(self) -> str | np.ndarray | None:
