@@ -42,7 +42,7 @@ from hunger_rl.policies.learned import (
     save_policy,
     write_atomically,
 )
-from hunger_rl.policies.models.encoders import make_encoder
+from hunger_rl.policies.models.encoders import make_encoder, state_scale
 from hunger_rl.policies.models.networks import ACTIVATION_FUNCTIONS, policy_class_and_kwargs
 from hunger_rl.training.checkpoint import (
     HISTORY_FIELDS,
@@ -157,7 +157,7 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
     policy_class, policy_kwargs = policy_class_and_kwargs(
         config.network.action_scorer,
         make_encoder(config.game, config.num_players, config.game_options),
-        config.network.endgame_head)
+        config.network.endgame_head, critic_state_size(config))
     return MaskablePPO(
         policy_class, vec_env, seed=config.seed, verbose=0, tensorboard_log=tensorboard_log,
         policy_kwargs={"net_arch": list(config.network.hidden),
@@ -207,6 +207,8 @@ def make_training_env(config: TrainConfig, in_worker: bool = False) -> Monitor:
         torch.set_num_threads(1)  # workers only run snapshot opponents, one game at a time
     view_options = ({"margin_shaping": config.env.margin_shaping}
                     if config.env.margin_shaping else {})
+    if config.network.privileged_critic:
+        view_options["privileged_state"] = True
     env = make_single_agent_env(config.game, config.num_players, config.game_options,
                                 **view_options)
     # The pool needs the env's spaces to rebuild snapshots, hence set after construction.
@@ -223,14 +225,25 @@ def _plays_snapshots(config: TrainConfig) -> bool:
     return not config.env.batched
 
 
+def critic_state_size(config: TrainConfig) -> int:
+    """Numbers of the game's state a privileged critic reads after the observation (or 0)."""
+    if not config.network.privileged_critic:
+        return 0
+    return state_scale(config.game, config.num_players).size
+
+
 def policy_metadata(config: TrainConfig, observation_space: spaces.Box,
                     action_space: spaces.Discrete) -> PolicyMetadata:
+    """The policy file's metadata for the training envs' spaces (their inputs hold the state
+    after the observation with a privileged critic)."""
+    state_size = critic_state_size(config)
     return PolicyMetadata(
-        config.game, config.num_players, observation_size=int(observation_space.shape[0]),
+        config.game, config.num_players,
+        observation_size=int(observation_space.shape[0]) - state_size,
         num_actions=int(action_space.n), hidden=list(config.network.hidden),
         activation=config.network.activation, game_options=dict(config.game_options),
         features=True, action_scorer=config.network.action_scorer,
-        endgame_head=config.network.endgame_head,
+        endgame_head=config.network.endgame_head, critic_state_size=state_size,
         extra={"config": config.to_dict()})
 
 
