@@ -354,8 +354,9 @@ class ShowParallelEnv(ParallelEnv):
 
     # ------------------------------------------------------------------ observations
     def _observe_all(self, agents: list[str]) -> dict[str, dict[str, np.ndarray]]:
-        buffer = observation_buffer(self.game, self._last_event)
-        gather = self._tables.gather
+        tables = self._tables
+        buffer = observation_buffer(self.game, self._last_event, tables)
+        gather = tables.gather
         return {agent: {"observation": buffer[gather[self.agent_seats[agent]]],
                         "action_mask": self._agent_mask(agent).copy()}
                 for agent in agents}

@@ -157,13 +157,13 @@ def observation_tables(num_players: int) -> ObservationTables:
     )
 
 
-def observation_buffer(game: ShowGame, last_event: str | None) -> np.ndarray:
-    """Every seat's observation blocks in absolute seat order, laid out as
-    ``observation_tables(N).offsets`` say; ``last_event`` is yesterday's event card (None on
-    the first day). An observation is this buffer indexed by ``gather[seat]``; the state
-    vector starts with it."""
+def observation_buffer(game: ShowGame, last_event: str | None,
+                       tables: ObservationTables) -> np.ndarray:
+    """Every seat's observation blocks in absolute seat order, laid out as ``tables.offsets``
+    say (``tables`` is ``observation_tables(N)``, passed in by the hot path that holds it);
+    ``last_event`` is yesterday's event card (None on the first day). An observation is this
+    buffer indexed by ``gather[seat]``; the state vector starts with it."""
     n = game.num_players
-    tables = observation_tables(n)
     o = tables.offsets
     values, known = game.value, game.known
     own_column, unit_column = tables.own_column, tables.unit_column
@@ -348,5 +348,5 @@ def state_vector(game: ShowGame, last_event: str | None) -> np.ndarray:
     out = base + layout["out"].start
     for token in game.out:
         hidden[out + own_column[token]] += 1
-    return np.concatenate((observation_buffer(game, last_event),
+    return np.concatenate((observation_buffer(game, last_event, tables),
                            np.array(hidden, dtype=np.float32)))
