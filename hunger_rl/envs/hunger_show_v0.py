@@ -51,6 +51,37 @@ The observation is float32. (*) Per other player, over the tokens it holds whose
 observer remembers (S18): the count of fruit, chicken, raft, can, coconut; the value sums of
 fruit, chicken, rope units, log units, can, coconut.
 
+## State
+`state()` is the whole show as a float32 vector by absolute seat (seat s is `player_s`),
+hidden tokens included, for a critic that may see everything (`state_space`, a Box;
+`env.state_layout` or `hunger_rl.envs.hunger_show.observation.state_layout(N)` names the
+slices). The Parallel env, its AEC view and the full-decision env give the same vector. First
+every seat's observation blocks, each once (an observation is a gather of this part):
+
+| slice | size | content |
+|---|---|---|
+| `holdings` | 18N | per seat, `own_cans` .. `own_coconuts` (16), `own_raft_units` (2) |
+| `token_counts` | 5N | as in the observation, by absolute seat |
+| `alive`, `leader`, `playing_order` | N each | as in the observation |
+| `last_choices` | 9N | as in the observation |
+| `known_values` | 11N² | per observer, per holder: `known_values`' 11 fields (0 if same) |
+| `character` | 7N | per seat, one-hot as `character` |
+| `day` .. `last_event` | 22 | `day`, `piles`, `coconuts_left`, `events_left`, `last_event` |
+
+then what nobody sees:
+
+| slice | size | content |
+|---|---|---|
+| `pile_contents` | 27 | per location (beach, jungle, mountains) its tokens by class (*) |
+| `coconut_stack` | 3 | the stack's coconuts of value 0, 1, 2 |
+| `event_deck` | 10 | cards left per `EVENT_CARD_NAMES` |
+| `end_position` | 1 | The End of the Show's place in the deck, 1 = tomorrow; 0 if absent |
+| `out` | 16 | the box (unused, eaten, removed tokens) by the classes of `holdings` |
+
+(*) fruit 2, 3, chicken 1, 2, 4, rope 1, 2, log 1, 2. Left out: the order of the piles, the
+stack and the deck (but for the End), token ids and can colours, the RNG, the decision objects
+and a pending full-decision choice.
+
 ## Arguments
 `parallel_env(num_players=4, events="standard", deck_size=10, unpleasant=None, end_window=4,
 characters=False, decisions=None, reward="r1", render_mode=None, illegal_action="raise",
@@ -200,8 +231,9 @@ before, in both APIs, and the game goes on.
   atomic days (S21j), the Ninja of S21i, and the `illegal_action`, `action_mask` and
   `eliminated` options with infos of fixed keys (the day log, winners and ranking keys moved
   from the infos to env attributes); then the AEC view's default `eliminated="stay"`, its
-  `aec_to_parallel` giving back the Parallel env, and `IllegalActionError` for a step after
-  the end through `env()` (PettingZoo's wrapper only warned).
+  `aec_to_parallel` giving back the Parallel env, `IllegalActionError` for a step after
+  the end through `env()` (PettingZoo's wrapper only warned), and `state()` / `state_space`
+  (the whole show, hidden tokens included).
 """
 
 from __future__ import annotations

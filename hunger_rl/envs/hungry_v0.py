@@ -40,6 +40,26 @@ after it. `raw_env.observation_layout` (or `observation_layout(N)`) names the sl
 
 Only public information and the observer's own hand are present (H5).
 
+## State
+`state()` is the whole game as a float32 vector by absolute seat (seat p is `player_p`),
+hidden cards included, for a critic that may see everything (`state_space`, a Box;
+`raw_env.state_layout` or `hunger_rl.envs.hungry.observation.state_layout(N)` names the
+slices). No policy may read it: it holds the other hands.
+
+| slice | size | content |
+|---|---|---|
+| `hands` | 25 N | per seat, its cards per card type |
+| `placed` | 50 N | per seat, tourists placed per action index |
+| `hand_sizes` | N | cards in hand per seat |
+| `deck_size` | 1 | cards left in the draw deck |
+| `deck` | 25 | per card type, its copies in the draw deck |
+| `removed` | 25 | per card type, its copies among the two cards removed unseen |
+| `scores` | N | each seat's total if the game ended now |
+| `to_move` | N | one-hot seat of the player to move (all zero at the end) |
+
+Left out: the order of the deck (which card comes when), the order of past plays and the
+`tied_second` rule.
+
 ## Arguments
 `env(num_players=2, render_mode=None, reward="win", first_player="player_0",
 tied_second="next", illegal_action="raise", action_mask="observation")`
@@ -82,7 +102,8 @@ places, bonus, total) and `game`.
 - `hungry_v0`: first release (rulings H1-H9, R1). Within v0 came exact argument types, the
   `action_mask` option and infos of fixed keys (winners and the breakdown moved from the final
   infos to env attributes), then `IllegalActionError` for a step after the end through `env()`
-  (PettingZoo's wrapper only warned).
+  (PettingZoo's wrapper only warned), and `state()` / `state_space` (the whole game, hidden
+  cards included).
 """
 
 import sys

@@ -4,8 +4,10 @@ A policy file is a ``safetensors`` file: the network's tensors plus, in its head
 string of :class:`PolicyMetadata` (game, player count, observation size, network). Loading one
 reads numbers and JSON only, so no code from the file is ever run. The network is sb3-contrib's
 ``MaskableActorCriticPolicy`` (an MLP with policy and value heads), or with ``action_scorer`` its
-``models.networks.ActionScorerPolicy`` form; as a :class:`Policy` it plays the masked argmax of
-its logits, or samples from them when ``deterministic=False``.
+``models.networks.ActionScorerPolicy`` form, or with ``critic_state_size`` its
+``models.networks.PrivilegedCriticPolicy`` form (whose actor reads the observation alone); as a
+:class:`Policy` it plays the masked argmax of its logits, or samples from them when
+``deterministic=False``.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from hunger_rl.envs import GAMES
 from hunger_rl.policies.base import Observation, Policy
-from hunger_rl.policies.models.encoders import make_encoder
+from hunger_rl.policies.models.encoders import make_encoder, state_scale
 from hunger_rl.policies.models.networks import (
     ACTIVATION_FUNCTIONS,
     action_logits,
@@ -60,6 +62,10 @@ class PolicyMetadata:
     action_scorer: bool = False
     # True (with ``action_scorer``): the scorer has a ``models.hungry_endgame.EndgameHead``.
     endgame_head: bool = False
+    # > 0: a privileged critic (``models.networks.PrivilegedCriticPolicy``): in training the
+    # value network also read this many numbers of the game's ``state()`` after the encoded
+    # observation. The actor never reads them, so the policy plays from the observation alone.
+    critic_state_size: int = 0
     steps: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -75,9 +81,17 @@ def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
         raise ValueError(
             f"a {metadata.game} observation for {metadata.num_players} players encodes to "
             f"{encoder.size} numbers, the policy expects {metadata.observation_size}")
-    observation_space = spaces.Box(-np.inf, np.inf, (metadata.observation_size,), np.float32)
+    if metadata.critic_state_size:
+        state_size = state_scale(metadata.game, metadata.num_players).size
+        if metadata.critic_state_size != state_size:
+            raise ValueError(
+                f"the {metadata.game} state for {metadata.num_players} players has "
+                f"{state_size} numbers, the policy's critic reads {metadata.critic_state_size}")
+    input_size = metadata.observation_size + metadata.critic_state_size
+    observation_space = spaces.Box(-np.inf, np.inf, (input_size,), np.float32)
     policy_class, extra = policy_class_and_kwargs(metadata.action_scorer, encoder,
-                                                  metadata.endgame_head)
+                                                  metadata.endgame_head,
+                                                  metadata.critic_state_size)
     return policy_class(
         observation_space,
         spaces.Discrete(metadata.num_actions),
@@ -263,6 +277,8 @@ def _checked_metadata(fields: Any) -> PolicyMetadata:
           "a mapping of option names")
     for flag in ("features", "action_scorer", "endgame_head"):
         check(flag, isinstance(getattr(metadata, flag), bool), "true or false")
+    check("critic_state_size", count(metadata.critic_state_size, low=0),
+          "a non-negative integer")
     check("steps", count(metadata.steps, low=0), "a non-negative integer")
     check("extra", isinstance(metadata.extra, dict), "a mapping")
     # As in a training config: option names the env knows, values it takes, a player count the
@@ -274,13 +290,14 @@ def _checked_metadata(fields: Any) -> PolicyMetadata:
 def _check_tensor_shapes(metadata: PolicyMetadata,
                          tensors: Mapping[str, tuple[tuple[int, ...], str]]) -> None:
     """The sizes in the metadata are the ones the file's tensors have: the layers of both MLPs
-    (``hidden``, from ``observation_size``) and the action head (``num_actions``). Every other
+    (``hidden``, from ``observation_size``, plus ``critic_state_size`` for the value MLP) and
+    the action head (``num_actions``). Every other
     part of the network has a size fixed by the game, so the network built from checked
     metadata is no larger than the file."""
     prefix = "mlp_extractor.mlp." if metadata.action_scorer else "mlp_extractor."
     expected = {"action_net.bias": (metadata.num_actions,)}
-    for net in ("policy_net", "value_net"):
-        inputs = metadata.observation_size
+    for net, inputs in (("policy_net", metadata.observation_size),
+                        ("value_net", metadata.observation_size + metadata.critic_state_size)):
         for layer, width in enumerate(metadata.hidden):
             expected[f"{prefix}{net}.{2 * layer}.weight"] = (width, inputs)
             inputs = width
@@ -292,9 +309,10 @@ def _check_tensor_shapes(metadata: PolicyMetadata,
         found = tensors.get(name, (None, None))[0]
         if found != shape:
             raise ValueError(
-                f"observation_size {metadata.observation_size}, hidden {_short(metadata.hidden)}"
-                f" and num_actions {metadata.num_actions} make {name} of shape {shape}; the "
-                f"file's is {found}")
+                f"observation_size {metadata.observation_size}, critic_state_size "
+                f"{metadata.critic_state_size}, hidden {_short(metadata.hidden)} and "
+                f"num_actions {metadata.num_actions} make {name} of shape {shape}; the file's "
+                f"is {found}")
     others = sorted({dtype for _, dtype in tensors.values()} - {WEIGHT_DTYPE})
     if others:
         raise ValueError(f"weights must be {WEIGHT_DTYPE}, the file has {others}")

@@ -165,8 +165,8 @@ def _read_checkpoint(folder: Path, network: torch.nn.Module,
         raise ValueError(f"{folder} is not a training checkpoint (no {STATE_FILE})")
     state = _read_state(folder / STATE_FILE)
     metadata = read_metadata(folder / POLICY_FILE)
-    for key in ("game", "num_players", "observation_size", "num_actions", "hidden",
-                "activation"):
+    for key in ("game", "num_players", "observation_size", "critic_state_size", "num_actions",
+                "hidden", "activation"):
         if getattr(metadata, key) != getattr(expected, key):
             raise ValueError(
                 f"checkpoint {folder} does not match the config: {key} is "

@@ -30,6 +30,11 @@ that scores the plays once the deck is empty (``policies.models.hungry_endgame``
 ``endgame.positions: N``
 fits it before PPO to the values of the legal plays in N such positions, measured by playouts
 (``training.endgame``).
+
+``network.privileged_critic: true`` (sb3 backend, without ``action_scorer`` and
+``env.batched``) appends the game's ``state()`` to every training input; the value network
+reads it, the policy network never does (``policies.models.networks.PrivilegedCriticPolicy``),
+as in PerfectDou's perfect-information distillation.
 """
 
 from __future__ import annotations
@@ -140,6 +145,10 @@ class NetworkConfig:
     endgame_head: bool = setting(
         False, "Hungry, with action_scorer: a second scorer head for the plays once the deck "
         "is empty")
+    privileged_critic: bool = setting(
+        False, "sb3 backend, plain MLP: the value network also reads the game's state() (every "
+        "hand or holding, the hidden cards or tokens), the policy network only the observation, "
+        "so the trained policy plays from the observation alone")
 
 
 @dataclass(frozen=True)
@@ -551,6 +560,15 @@ def _check_consistency(config: TrainConfig) -> None:
                          f"game_options.{option}: {value}")
     if config.network.action_scorer and config.backend != "sb3":
         raise ValueError("network.action_scorer applies to the sb3 backend only")
+    if config.network.privileged_critic:
+        if config.backend != "sb3":
+            raise ValueError("network.privileged_critic applies to the sb3 backend only")
+        if config.network.action_scorer:
+            raise ValueError("network.privileged_critic goes with the plain MLP; set "
+                             "network.action_scorer: false")
+        if config.env.batched:
+            raise ValueError("network.privileged_critic reads state() of the reference games; "
+                             "set env.batched: false")
     if config.network.endgame_head and not config.network.action_scorer:
         raise ValueError("network.endgame_head needs network.action_scorer: true")
     if config.network.endgame_head and not trainer.endgame_head:

@@ -18,6 +18,7 @@ from gymnasium import spaces
 
 from hunger_rl.arena.evaluation import evaluate
 from hunger_rl.policies.learned import PolicyMetadata
+from hunger_rl.policies.models.encoders import state_scale
 from hunger_rl.training.checkpoint import HISTORY_FIELDS, remove_leftovers
 from hunger_rl.training.config import TrainConfig
 
@@ -42,14 +43,25 @@ def prepare_output(config: TrainConfig) -> Path:
     return out
 
 
+def critic_state_size(config: TrainConfig) -> int:
+    """Numbers of the game's state a privileged critic reads after the observation (or 0)."""
+    if not config.network.privileged_critic:
+        return 0
+    return state_scale(config.game, config.num_players).size
+
+
 def policy_metadata(config: TrainConfig, observation_space: spaces.Box,
                     action_space: spaces.Discrete) -> PolicyMetadata:
+    """The policy file's metadata for the training envs' spaces (their inputs hold the state
+    after the observation with a privileged critic)."""
+    state_size = critic_state_size(config)
     return PolicyMetadata(
-        config.game, config.num_players, observation_size=int(observation_space.shape[0]),
+        config.game, config.num_players,
+        observation_size=int(observation_space.shape[0]) - state_size,
         num_actions=int(action_space.n), hidden=list(config.network.hidden),
         activation=config.network.activation, game_options=dict(config.game_options),
         features=True, action_scorer=config.network.action_scorer,
-        endgame_head=config.network.endgame_head,
+        endgame_head=config.network.endgame_head, critic_state_size=state_size,
         extra={"config": config.to_dict()})
 
 

@@ -18,6 +18,11 @@ episode is one whole game from the learner's point of view:
   reward it receives on leaving; the days the others would still play are cut, since nothing
   in them can change the learner's reward.
 
+- Privileged critic (``privileged_state=True``): the observation is followed by the game's
+  ``state()`` (the whole game, hidden cards included, divided by ``encoders.state_scale``), for
+  a network whose value head reads it and whose policy head does not
+  (``models.networks.PrivilegedCriticPolicy``).
+
 - Illegal actions: MaskablePPO never plays one. ``illegal_action="terminate"`` (default, as
   PettingZoo's ``TerminateIllegalWrapper``) ends the episode with -1 and
   ``info["illegal_action"]``, which lets generic tools (the env checkers) step with unmasked
@@ -38,7 +43,7 @@ import numpy as np
 from hunger_rl.envs import game_spec
 from hunger_rl.envs.validation import ILLEGAL_ACTION_MODES, check_choice
 from hunger_rl.policies.base import Policy, RandomPolicy
-from hunger_rl.policies.models.encoders import make_encoder
+from hunger_rl.policies.models.encoders import make_encoder, state_scale
 from hunger_rl.training.games import training_game
 
 # Hungry's score margin shaping counts in tens of points, the scale of its "score" reward.
@@ -84,7 +89,8 @@ class SingleAgentEnv(gym.Env, ABC):
     metadata = {"render_modes": []}
 
     def __init__(self, game: str, num_players: int, game_options: dict[str, Any] | None = None,
-                 opponents: OpponentSource | None = None, illegal_action: str = "terminate"):
+                 opponents: OpponentSource | None = None, illegal_action: str = "terminate",
+                 privileged_state: bool = False):
         check_choice(illegal_action, "illegal_action", ILLEGAL_ACTION_MODES)
         self.illegal_action = illegal_action
         self.game_name = game
@@ -95,8 +101,11 @@ class SingleAgentEnv(gym.Env, ABC):
         self.opponents = opponents if opponents is not None else UniformRandomOpponents()
         agent = self.game_env.possible_agents[0]
         self._encode = make_encoder(game, num_players, game_options)
-        # Encoded values stay within +-100 (HUNGER's Box bound of 1000, divided by 10).
-        self.observation_space = gym.spaces.Box(-100.0, 100.0, (self._encode.size,), np.float32)
+        self._state_scale = state_scale(game, num_players) if privileged_state else None
+        size = self._encode.size + (0 if self._state_scale is None else self._state_scale.size)
+        # Encoded values stay within +-100 (HUNGER's Box bound of 1000, divided by 10); the
+        # scaled state within +-1.
+        self.observation_space = gym.spaces.Box(-100.0, 100.0, (size,), np.float32)
         # Updated in place every step, so that the action space below can sample from it.
         self._mask = np.zeros(int(self.game_env.action_space(agent).n), dtype=bool)
         self.action_space = MaskedDiscrete(self._mask)
@@ -124,7 +133,7 @@ class SingleAgentEnv(gym.Env, ABC):
             self.opponent_policies[agents[(seat + slot) % self.num_players]] = policy
             self.opponent_labels.append(label)
         self._start_game(int(self.np_random.integers(2**31)), options)
-        return self._learner_observation(), {"learner_seat": seat}
+        return self._network_input(), {"learner_seat": seat}
 
     def step(self, action):
         action = int(action)
@@ -135,7 +144,7 @@ class SingleAgentEnv(gym.Env, ABC):
         if terminated:
             info = {"win_share": win_share, "opponents": list(self.opponent_labels),
                     "learner_seat": self.game_env.possible_agents.index(self.learner)}
-        return self._learner_observation(), reward, terminated, False, info
+        return self._network_input(), reward, terminated, False, info
 
     def _illegal(self, action: int):
         legal = np.flatnonzero(self._mask).tolist()
@@ -143,7 +152,15 @@ class SingleAgentEnv(gym.Env, ABC):
             raise ValueError(f"action {action} is masked for {self.learner}; legal: {legal}")
         # As PettingZoo's TerminateIllegalWrapper: the offender's game ends with -1.
         self._mask[:] = False
-        return self._learner_observation(), -1.0, True, False, {"illegal_action": action}
+        return self._network_input(), -1.0, True, False, {"illegal_action": action}
+
+    def _network_input(self) -> np.ndarray:
+        """The learner's encoded observation, followed by the scaled state for a privileged
+        critic."""
+        observation = self._learner_observation()
+        if self._state_scale is None:
+            return observation
+        return np.concatenate((observation, self.game_env.state() / self._state_scale))
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions, as MaskablePPO expects them."""
@@ -188,8 +205,9 @@ class HungrySingleAgentEnv(SingleAgentEnv):
 
     def __init__(self, num_players: int = 2, game_options: dict[str, Any] | None = None,
                  opponents: OpponentSource | None = None, illegal_action: str = "terminate",
-                 margin_shaping: float = 0.0):
-        super().__init__("hungry", num_players, game_options, opponents, illegal_action)
+                 margin_shaping: float = 0.0, privileged_state: bool = False):
+        super().__init__("hungry", num_players, game_options, opponents, illegal_action,
+                         privileged_state)
         self.margin_shaping = margin_shaping
         self._margin = 0.0
 
@@ -235,8 +253,10 @@ class ShowSingleAgentEnv(SingleAgentEnv):
     """HUNGER: The Show (Parallel): each day the learner and the living opponents pick at once."""
 
     def __init__(self, num_players: int = 4, game_options: dict[str, Any] | None = None,
-                 opponents: OpponentSource | None = None, illegal_action: str = "terminate"):
-        super().__init__("hunger_show", num_players, game_options, opponents, illegal_action)
+                 opponents: OpponentSource | None = None, illegal_action: str = "terminate",
+                 privileged_state: bool = False):
+        super().__init__("hunger_show", num_players, game_options, opponents, illegal_action,
+                         privileged_state)
 
     def _start_game(self, seed: int, options: dict | None) -> None:
         self._observations, _ = self.game_env.reset(seed=seed, options=options)
@@ -262,8 +282,10 @@ class ShowFullDecisionSingleAgentEnv(SingleAgentEnv):
     every later choice of its own; the opponents play every other step."""
 
     def __init__(self, num_players: int = 4, game_options: dict[str, Any] | None = None,
-                 opponents: OpponentSource | None = None, illegal_action: str = "terminate"):
-        super().__init__("hunger_show", num_players, game_options, opponents, illegal_action)
+                 opponents: OpponentSource | None = None, illegal_action: str = "terminate",
+                 privileged_state: bool = False):
+        super().__init__("hunger_show", num_players, game_options, opponents, illegal_action,
+                         privileged_state)
 
     def _start_game(self, seed: int, options: dict | None) -> None:
         self.game_env.reset(seed=seed, options=options)

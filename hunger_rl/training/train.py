@@ -50,6 +50,7 @@ from hunger_rl.training.config import TrainConfig
 from hunger_rl.training.endgame import endgame_positions, fit_endgame_head, play_values
 from hunger_rl.training.games import training_game
 from hunger_rl.training.outputs import (
+    critic_state_size,
     evaluate_policy,
     final_evaluation,
     format_table,
@@ -146,7 +147,7 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
     policy_class, policy_kwargs = policy_class_and_kwargs(
         config.network.action_scorer,
         make_encoder(config.game, config.num_players, config.game_options),
-        config.network.endgame_head)
+        config.network.endgame_head, critic_state_size(config))
     return MaskablePPO(
         policy_class, vec_env, seed=config.seed, verbose=0, tensorboard_log=tensorboard_log,
         policy_kwargs={"net_arch": list(config.network.hidden),
@@ -196,6 +197,8 @@ def make_training_env(config: TrainConfig, in_worker: bool = False) -> Monitor:
         torch.set_num_threads(1)  # workers only run snapshot opponents, one game at a time
     view_options = ({"margin_shaping": config.env.margin_shaping}
                     if config.env.margin_shaping else {})
+    if config.network.privileged_critic:
+        view_options["privileged_state"] = True
     env = make_single_agent_env(config.game, config.num_players, config.game_options,
                                 **view_options)
     # The pool needs the env's spaces to rebuild snapshots, hence set after construction.

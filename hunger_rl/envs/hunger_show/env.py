@@ -6,9 +6,10 @@ the docstring of ``hunger_rl.envs.hunger_show_v0``.
 
 from __future__ import annotations
 
+import functools
 import random
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,9 @@ from hunger_rl.envs.hunger_show.observation import (
     observation_buffer,
     observation_layout,
     observation_tables,
+    state_bounds,
+    state_layout,
+    state_vector,
 )
 from hunger_rl.envs.hunger_show.render import render_text
 from hunger_rl.envs.hunger_show.tokens import (
@@ -70,20 +74,22 @@ DECISION_MODES = ("objects", "agents")
 
 
 class ShowActionSpace(spaces.Discrete):
-    """``Discrete(20)`` whose unmasked ``sample()`` draws only actions legal in this game.
+    """``Discrete(20)`` whose unmasked ``sample()`` draws only actions legal for its agent now
+    (``legal()``: its action mask).
 
-    Generic tools that sample without a mask (PettingZoo's seed test, quick random play) thus
-    never hit a location that is not in play; ``contains`` is unchanged.
+    Generic tools that sample without a mask (PettingZoo's seed and state tests, quick random
+    play) thus never hit a location that is not in play, nor anything but the no-op for a player
+    that stays after its elimination; ``contains`` is unchanged.
     """
 
-    def __init__(self, legal: np.ndarray):
+    def __init__(self, legal: Callable[[], np.ndarray]):
         super().__init__(NUM_CHOICES)
         self.legal = legal
 
     def sample(self, mask: np.ndarray | None = None,
                probability: np.ndarray | None = None) -> np.int64:
         if mask is None and probability is None:
-            mask = self.legal
+            mask = self.legal()
         return super().sample(mask=mask, probability=probability)
 
 
@@ -124,6 +130,8 @@ class ShowParallelEnv(ParallelEnv):
         self.observation_layout = observation_layout(num_players)
         size = next(reversed(self.observation_layout.values())).stop
         self._observation_size = size
+        self.state_layout = state_layout(num_players)
+        self.state_space = spaces.Box(*state_bounds(num_players), dtype=np.float32)
         self._observation_space = spaces.Box(-1.0, OBSERVATION_HIGH, (size,), np.float32)
         if action_mask == "observation":
             self._observation_space = spaces.Dict({
@@ -131,7 +139,8 @@ class ShowParallelEnv(ParallelEnv):
                 "action_mask": spaces.Box(0, 1, (NUM_CHOICES,), np.int8),
             })
         self._mask = legal_mask(num_players)
-        self._action_space = ShowActionSpace(self._mask)
+        self._action_spaces = {agent: ShowActionSpace(functools.partial(self._sample_mask, agent))
+                               for agent in self.possible_agents}
         # The mask of a player that may not act: all zero, or the single no-op when it stays.
         self._out_mask = np.zeros(NUM_CHOICES, dtype=np.int8)
         if eliminated == "stay":
@@ -149,7 +158,16 @@ class ShowParallelEnv(ParallelEnv):
         return self._observation_space
 
     def action_space(self, agent: str) -> ShowActionSpace:
-        return self._action_space
+        space = self._action_spaces.get(agent) if isinstance(agent, str) else None
+        if space is None:
+            raise InvalidValueError(f"unknown agent {describe(agent)}; agents are "
+                                    f"{self.possible_agents}")
+        return space
+
+    def _sample_mask(self, agent: str) -> np.ndarray:
+        """What an unmasked sample of ``agent``'s action space draws from: its mask, or before
+        the first reset the locations of the game."""
+        return self._mask if self.game is None else self._agent_mask(agent)
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None):
@@ -374,7 +392,10 @@ class ShowParallelEnv(ParallelEnv):
         return self._agent_mask(agent).copy()
 
     def state(self) -> np.ndarray:
-        raise NotImplementedError("hunger_show_v0 has no global state vector; use env.game")
+        """The whole show by absolute seat, hidden tokens included (``state_layout``)."""
+        if self.game is None:
+            raise NotResetError("call reset() before state()")
+        return state_vector(self.game, self._last_event)
 
     # ------------------------------------------------------------------ render
     def render(self) -> str | np.ndarray | None:

@@ -56,6 +56,8 @@ class ShowFullDecisionEnv(AECEnv):
         self.observation_layout = full_observation_layout(self.config.num_players)
         size = next(reversed(self.observation_layout.values())).stop
         self._base_size = self.table._observation_size
+        self.state_layout = self.table.state_layout
+        self.state_space = self.table.state_space
         self._observation_space = spaces.Dict({
             "observation": spaces.Box(-1.0, OBSERVATION_HIGH, (size,), np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_FULL_ACTIONS,), np.int8),
@@ -186,6 +188,11 @@ class ShowFullDecisionEnv(AECEnv):
 
     def action_mask(self, agent: str) -> np.ndarray:
         return self.observe(agent)["action_mask"]
+
+    def state(self) -> np.ndarray:
+        """The whole show, hidden tokens included, as the default mode's ``state()``: a pending
+        choice is not part of it."""
+        return self.table.state()
 
     def render(self) -> str | np.ndarray | None:
         return self.table.render()

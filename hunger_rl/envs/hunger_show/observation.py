@@ -5,6 +5,8 @@ framework).
 tables, read actions by this encoding and give rewards by these modes, so that each is written
 once; the policies read the layouts from here without importing PettingZoo. The layout itself
 is documented in the environment card, the docstring of ``hunger_rl.envs.hunger_show_v0``.
+The state vector (``state_layout``, ``state_vector``) is the whole show, hidden tokens
+included, for a privileged critic.
 """
 
 from __future__ import annotations
@@ -18,18 +20,25 @@ from hunger_rl.envs.hunger_show.engine import ShowGame, num_locations
 from hunger_rl.envs.hunger_show.full_decisions import NUM_TOKEN_CLASSES, STEP_KINDS
 from hunger_rl.envs.hunger_show.tokens import (
     ACTION_NAMES,
+    CALM,
     CAN,
+    CAN_VALUES,
     CHARACTERS,
     CHICKEN,
     COCONUT,
+    END,
     EVENT_CARD_NAMES,
     FRUIT,
     LOCATION_NAMES,
     LOG,
     NUM_ACTIONS,
+    NUM_CALM_CARDS,
     NUM_LOCATIONS,
+    PILE_SIZES,
     RAFT,
     ROPE,
+    SUPPLY,
+    UNPLEASANT_CARDS,
     token_table,
 )
 
@@ -243,3 +252,144 @@ def observation_buffer(game: ShowGame, tables: ObservationTables,
     if last_event is not None:
         flat[shared + 12 + tables.event_index[last_event]] = 1.0
     return np.array(flat, dtype=np.float32)
+
+
+# The state vector: the observation buffer's blocks by absolute seat, under these names ...
+STATE_BUFFER_BLOCKS = (
+    ("holdings", "own"), ("token_counts", "counts"), ("alive", "alive"), ("leader", "leader"),
+    ("playing_order", "order"), ("last_choices", "choices"), ("known_values", "known"),
+    ("character", "character"), ("shared", "shared"),
+)
+# ... then what no player sees. Pile tokens by class: the own-block columns from fruit 2 to
+# log 2 (OWN_COLUMNS); coconuts by value: its last three columns.
+PILE_FIRST_COLUMN = OWN_COLUMNS.index((FRUIT, -1, 2))
+PILE_CLASSES = OWN_COLUMNS.index((COCONUT, -1, 0)) - PILE_FIRST_COLUMN
+COCONUT_FIRST_COLUMN = OWN_COLUMNS.index((COCONUT, -1, 0))
+PILE_LOCATIONS = NUM_LOCATIONS - 1  # the Campsite has no piles
+# Most days a show can last: every event card in the deck, then The End of the Show (S4).
+MAX_DAYS = len(UNPLEASANT_CARDS) + NUM_CALM_CARDS + 1
+SHARED_NAMES = (("day", 1), ("piles", 9), ("coconuts_left", 1), ("events_left", 1),
+                ("last_event", len(EVENT_CARD_NAMES)))
+HIDDEN_BLOCKS = (("pile_contents", PILE_LOCATIONS * PILE_CLASSES),
+                 ("coconut_stack", len(OWN_COLUMNS) - COCONUT_FIRST_COLUMN),
+                 ("event_deck", len(EVENT_CARD_NAMES)), ("end_position", 1),
+                 ("out", len(OWN_COLUMNS)))
+
+
+@lru_cache(maxsize=8)
+def state_layout(num_players: int) -> dict[str, slice]:
+    """Ordered map from slice name to its slice of the state vector (``env.state()``).
+
+    The whole show by absolute seat (seat s is ``player_s``), hidden parts included. First the
+    observation buffer (every seat's blocks of ``observation_layout``, the shared ones once):
+    ``holdings`` (per seat, its own-token block), ``token_counts``, ``alive``, ``leader``,
+    ``playing_order``, ``last_choices``, ``known_values`` (per observer, per holder: what the
+    observer remembers of the holder's tokens; zero where they are the same seat),
+    ``character``, ``day``, ``piles``, ``coconuts_left``, ``events_left``, ``last_event``.
+    Then what nobody sees: ``pile_contents`` (per location beach, jungle, mountains, its
+    tokens by class: fruit 2, 3, chicken 1, 2, 4, rope 1, 2, log 1, 2), ``coconut_stack``
+    (coconuts by value 0, 1, 2), ``event_deck`` (cards left by ``EVENT_CARD_NAMES``),
+    ``end_position`` (where The End of the Show lies in the deck, 1 = tomorrow's card; 0 when
+    it is not in the deck) and ``out`` (the box: unused, eaten and removed tokens by
+    ``OWN_COLUMNS`` class). Left out: the order of the piles, the coconut stack and the event
+    deck (but for the End), token ids and can colours, the RNG, the decision objects and a
+    pending choice of the full-decision mode.
+    """
+    o = observation_tables(num_players).offsets
+    ends = [o[block] for _, block in STATE_BUFFER_BLOCKS[1:]]
+    ends.append(observation_tables(num_players).buffer_size)
+    layout, start = {}, 0
+    for (name, _), end in zip(STATE_BUFFER_BLOCKS, ends, strict=True):
+        if name == "shared":
+            for shared_name, size in SHARED_NAMES:
+                layout[shared_name] = slice(start, start + size)
+                start += size
+            assert start == end
+            continue
+        layout[name] = slice(start, end)
+        start = end
+    for name, size in HIDDEN_BLOCKS:
+        layout[name] = slice(start, start + size)
+        start += size
+    return layout
+
+
+def _class_supply(num_players: int) -> np.ndarray:
+    """Copies of each ``OWN_COLUMNS`` token class in the game (cans of every colour)."""
+    copies = {(category, kind, value): count for category, kind, value, count in SUPPLY}
+    for value in set(CAN_VALUES):
+        copies[(CAN, -1, value)] = CAN_VALUES.count(value) * num_players
+    return np.array([copies[column] for column in OWN_COLUMNS], dtype=np.float32)
+
+
+@lru_cache(maxsize=8)
+def state_bounds(num_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper bounds of the state vector, entry by entry (its Box's ``low, high``);
+    shared arrays, read them, never write."""
+    n = num_players
+    layout = state_layout(n)
+    size = next(reversed(layout.values())).stop
+    low, high = np.zeros(size, dtype=np.float32), np.ones(size, dtype=np.float32)
+    supply = _class_supply(n)
+    rope_units = sum(value * count for category, kind, value, count in SUPPLY
+                     if category == RAFT and kind == ROPE)
+    log_units = sum(value * count for category, kind, value, count in SUPPLY
+                    if category == RAFT and kind == LOG)
+    high[layout["holdings"]] = np.tile(np.concatenate((supply, [rope_units, log_units])), n)
+    category_of = np.array([category for category, _, _ in OWN_COLUMNS])
+    value_of = np.array([value for _, _, value in OWN_COLUMNS])
+    count_high = [supply[category_of == c].sum() for c in PUBLIC_CATEGORIES]
+    high[layout["token_counts"]] = np.tile(count_high, n)
+    high[layout["playing_order"]] = n - 1
+    low[layout["playing_order"]] = -1
+    value_high = [(supply * value_of)[category_of == c].sum() for c in (FRUIT, CHICKEN)]
+    value_high += [rope_units, log_units]
+    value_high += [(supply * value_of)[category_of == c].sum() for c in (CAN, COCONUT)]
+    high[layout["known_values"]] = np.tile(count_high + value_high, n * n)
+    high[layout["day"]] = MAX_DAYS
+    high[layout["piles"]] = np.tile(PILE_SIZES, PILE_LOCATIONS)
+    high[layout["coconuts_left"]] = supply[COCONUT_FIRST_COLUMN:].sum()
+    high[layout["events_left"]] = MAX_DAYS
+    pile_kind = category_of[PILE_FIRST_COLUMN:COCONUT_FIRST_COLUMN]
+    pile_classes = supply[PILE_FIRST_COLUMN:COCONUT_FIRST_COLUMN]
+    high[layout["pile_contents"]] = np.tile(
+        np.minimum(pile_classes, np.array(PILE_SIZES)[pile_kind]), PILE_LOCATIONS)
+    high[layout["coconut_stack"]] = supply[COCONUT_FIRST_COLUMN:]
+    high[layout["event_deck"]] = [
+        UNPLEASANT_CARDS.count(card) or (NUM_CALM_CARDS if card == CALM else 1)
+        for card in EVENT_CARD_NAMES]
+    high[layout["end_position"]] = MAX_DAYS
+    high[layout["out"]] = supply
+    for bounds in (low, high):
+        bounds.flags.writeable = False
+    return low, high
+
+
+def state_vector(game: ShowGame, last_event: str | None) -> np.ndarray:
+    """``game``'s state as a float32 vector in ``state_layout(game.num_players)``;
+    ``last_event`` is yesterday's event card (None on the first day)."""
+    n = game.num_players
+    tables = observation_tables(n)
+    layout = state_layout(n)
+    own_column = tables.own_column
+    hidden = [0.0] * (next(reversed(layout.values())).stop - tables.buffer_size)
+    base = -tables.buffer_size
+    piles = base + layout["pile_contents"].start - PILE_FIRST_COLUMN
+    for location in range(1, NUM_LOCATIONS):
+        cell = piles + PILE_CLASSES * (location - 1)
+        for pile in game.piles[location]:
+            for token in pile:
+                hidden[cell + own_column[token]] += 1
+    stack = base + layout["coconut_stack"].start - COCONUT_FIRST_COLUMN
+    for token in game.coconuts:
+        hidden[stack + own_column[token]] += 1
+    deck = base + layout["event_deck"].start
+    for card in game.deck:
+        hidden[deck + tables.event_index[card]] += 1
+    if END in game.deck:  # the deck's top is the end of the list
+        hidden[base + layout["end_position"].start] = len(game.deck) - game.deck.index(END)
+    out = base + layout["out"].start
+    for token in game.out:
+        hidden[out + own_column[token]] += 1
+    return np.concatenate((observation_buffer(game, tables, last_event),
+                           np.array(hidden, dtype=np.float32)))

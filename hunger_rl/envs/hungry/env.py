@@ -20,6 +20,9 @@ from hunger_rl.envs.hungry.observation import (
     observation_high,
     observation_index,
     observation_layout,
+    state_high,
+    state_layout,
+    state_vector,
 )
 from hunger_rl.envs.rewards import r1_rewards, win_shares
 from hunger_rl.envs.validation import (
@@ -86,6 +89,8 @@ class HungryEnv(AECEnv):
             )
         self.observation_spaces = {a: observation_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.state_layout = state_layout(num_players)
+        self.state_space = spaces.Box(0, state_high(num_players), dtype=np.float32)
         self._rng = np.random.default_rng()
         self.game: HungryState | None = None
 
@@ -213,6 +218,12 @@ class HungryEnv(AECEnv):
         if self.action_mask_in == "info":
             return observation
         return {"observation": observation, "action_mask": game.legal_mask(player)}
+
+    def state(self) -> np.ndarray:
+        """The whole game by absolute seat, hidden cards included (``state_layout``)."""
+        if self.game is None:
+            raise NotResetError("call reset() before state()")
+        return state_vector(self.game)
 
     # -- rendering ----------------------------------------------------------------------------
 

@@ -79,6 +79,17 @@ def observation_scale(game: str, num_players: int, decision_mode: str = "objects
     return scale
 
 
+@functools.cache
+def state_scale(game: str, num_players: int) -> np.ndarray:
+    """Per-entry divisors of the game's ``state()`` vector (its bounds, at least 1), which a
+    privileged critic reads after the encoded observation; its length is the state's size."""
+    game_env = load_game(game).raw_env(num_players=num_players)
+    scale = np.maximum(np.maximum(game_env.state_space.high, -game_env.state_space.low),
+                       1.0).astype(np.float32)
+    scale.flags.writeable = False  # cached and shared
+    return scale
+
+
 class ScaledEncoder:
     """The observation divided by :func:`observation_scale`, nothing derived; the encoders with
     derived features extend it.

@@ -1,4 +1,5 @@
-"""The network modules of learned policies, beyond SB3's own MLP: the action scorer.
+"""The network modules of learned policies, beyond SB3's own MLP: the action scorer and the
+privileged critic.
 
 Inference (``policies.learned``) and training build them through :func:`policy_class_and_kwargs`.
 """
@@ -16,12 +17,17 @@ from hunger_rl.policies.models.hungry_endgame import EndgameHead
 ACTIVATION_FUNCTIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 
 
-def policy_class_and_kwargs(action_scorer: bool, encoder: Any,
-                            endgame_head: bool = False) -> tuple[type, dict[str, Any]]:
-    """The network class for a policy (with or without the action scorer and its endgame head)
-    and the arguments it needs beyond SB3's own."""
+def policy_class_and_kwargs(action_scorer: bool, encoder: Any, endgame_head: bool = False,
+                            critic_state_size: int = 0) -> tuple[type, dict[str, Any]]:
+    """The network class for a policy (with or without the action scorer and its endgame head,
+    or a privileged critic reading ``critic_state_size`` numbers of state after the encoded
+    observation) and the arguments it needs beyond SB3's own."""
     if endgame_head and not action_scorer:
         raise ValueError("an endgame head belongs to an action scorer")
+    if critic_state_size:
+        if action_scorer:
+            raise ValueError("a privileged critic goes with the plain MLP, not an action scorer")
+        return PrivilegedCriticPolicy, {"critic_state_size": critic_state_size}
     if not action_scorer:
         return MaskableActorCriticPolicy, {}
     if not hasattr(encoder, "action_features"):
@@ -124,6 +130,50 @@ class ActionScorerPolicy(MaskableActorCriticPolicy):
             last = self.mlp_extractor.scorer[-1]
             last.weight.zero_()
             last.bias.zero_()
+
+
+class PrivilegedCriticExtractor(torch.nn.Module):
+    """SB3's two MLPs, the critic's reading the whole input (the encoded observation, then the
+    game's state) and the actor's only the observation: its first ``observation_size`` columns.
+
+    The actor never sees the state, so a trained policy plays from the observation alone
+    (inference may pass it alone); the critic, which only shapes training, may read every
+    hidden card (PerfectDou's perfect-information distillation)."""
+
+    def __init__(self, features_dim: int, net_arch: list[int], activation_fn: type,
+                 device: Any, critic_state_size: int):
+        super().__init__()
+        self.observation_size = features_dim - critic_state_size
+        # SB3's own layers and initialisation: the actor half of an extractor over the
+        # observation, the critic half of one over the whole input.
+        actor = MlpExtractor(self.observation_size, net_arch, activation_fn, device)
+        critic = MlpExtractor(features_dim, net_arch, activation_fn, device)
+        self.policy_net, self.value_net = actor.policy_net, critic.value_net
+        self.latent_dim_pi, self.latent_dim_vf = actor.latent_dim_pi, critic.latent_dim_vf
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return self.policy_net(features[:, : self.observation_size])
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.value_net(features)
+
+
+class PrivilegedCriticPolicy(MaskableActorCriticPolicy):
+    """A masked actor-critic over an input of the encoded observation followed by
+    ``critic_state_size`` numbers of the game's ``state()``, read by the critic only
+    (:class:`PrivilegedCriticExtractor`)."""
+
+    def __init__(self, *args: Any, critic_state_size: int, **kwargs: Any):
+        self.critic_state_size = critic_state_size
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = PrivilegedCriticExtractor(
+            self.features_dim, self.net_arch, self.activation_fn, self.device,
+            self.critic_state_size)
 
 
 def action_logits(network: MaskableActorCriticPolicy, inputs: torch.Tensor) -> torch.Tensor:
