@@ -30,6 +30,16 @@ SCORE_SCALE = 10.0
 MAX_SCORE = 55
 
 
+def consecutive_slices(sizes: list[tuple[str, int]]) -> OrderedDict[str, slice]:
+    """Named slices laid end to end, in order, of the given sizes."""
+    layout: OrderedDict[str, slice] = OrderedDict()
+    start = 0
+    for name, size in sizes:
+        layout[name] = slice(start, start + size)
+        start += size
+    return layout
+
+
 def observation_layout(num_players: int) -> OrderedDict[str, slice]:
     """Named slices of the flat observation vector, for ``num_players`` players.
 
@@ -45,12 +55,7 @@ def observation_layout(num_players: int) -> OrderedDict[str, slice]:
         ("scores", num_players),
         ("to_move", num_players),
     ]
-    layout: OrderedDict[str, slice] = OrderedDict()
-    start = 0
-    for name, size in sizes:
-        layout[name] = slice(start, start + size)
-        start += size
-    return layout
+    return consecutive_slices(sizes)
 
 
 def observation_index(num_players: int, observer: int) -> np.ndarray:
@@ -108,12 +113,7 @@ def state_layout(num_players: int) -> OrderedDict[str, slice]:
         ("scores", num_players),
         ("to_move", num_players),
     ]
-    layout: OrderedDict[str, slice] = OrderedDict()
-    start = 0
-    for name, size in sizes:
-        layout[name] = slice(start, start + size)
-        start += size
-    return layout
+    return consecutive_slices(sizes)
 
 
 def state_high(num_players: int) -> np.ndarray:
