@@ -187,7 +187,11 @@ def serve_measurements() -> None:
     line ``SECONDS NAME`` with the rate of that benchmark (or ``error: ...``)."""
     import hunger_rl
 
-    print(f"ready {Path(hunger_rl.__file__).resolve().parents[1]}", flush=True)
+    root = Path(hunger_rl.__file__).resolve().parents[1]
+    # The batched benchmarks come from the side's own bench_batched, written for its own API
+    # (the batched engines' constructors changed their argument order).
+    sys.path.insert(0, str(root / "scripts"))
+    print(f"ready {root}", flush=True)
     for line in sys.stdin:
         seconds, name = line.rstrip("\n").split(" ", 1)
         try:
