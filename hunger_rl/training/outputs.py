@@ -23,8 +23,6 @@ from hunger_rl.training.checkpoint import HISTORY_FIELDS, remove_leftovers
 from hunger_rl.training.config import TrainConfig
 
 CURVE_FIELDS = tuple(HISTORY_FIELDS)
-
-
 # The final evaluation plays from seed + this: a large prime, so that its games share no seed
 # with the periodic evaluations, which play from seed + steps.
 FINAL_EVALUATION_SEED_OFFSET = 1_000_003
