@@ -34,7 +34,7 @@ def pin_to_one_core() -> None:
 
 
 def hungry_rate(num_games: int, num_players: int, seconds: float) -> float:
-    from hunger_rl.envs.hungry.batched import BatchedHungry
+    from hunger_rl.engines.hungry.batched import BatchedHungry
     from hunger_rl.policies.hungry_batched import BatchedPolicy
 
     batch = BatchedHungry(num_players, num_games)
@@ -54,7 +54,7 @@ def show_rate(num_shows: int, num_players: int, seconds: float) -> float:
     """Batched HUNGER: every living player of every show picks a uniformly random legal action
     (compiled ``random`` players), then ``BatchedShow.step`` plays the day; one agent-step per
     living player per day."""
-    from hunger_rl.envs.hunger_show.batched import BatchedShow
+    from hunger_rl.engines.hunger_show.batched import BatchedShow
     from hunger_rl.policies.hunger_show_batched import BatchedShowPolicies
 
     batch = BatchedShow(num_players, num_shows)

@@ -19,7 +19,7 @@ import argparse
 
 import numpy as np
 
-from hunger_rl.envs.hunger_show.batched import BatchedShow
+from hunger_rl.engines.hunger_show.batched import BatchedShow
 from hunger_rl.policies.hunger_show import ExpertShowPolicy
 from hunger_rl.policies.hunger_show_batched import BatchedShowPolicies
 

@@ -31,9 +31,9 @@ import numpy as np
 import torch
 
 from hunger_rl.arena.evaluation import wilson_interval
+from hunger_rl.engines.hungry.engine import ACTION_RESORT, NUM_ACTIONS, NUM_RESORTS, TOTAL_PLAYS
+from hunger_rl.engines.hungry.observation import SCORE_SCALE, observation_layout
 from hunger_rl.envs import hungry_v0
-from hunger_rl.envs.hungry.engine import ACTION_RESORT, NUM_ACTIONS, NUM_RESORTS, TOTAL_PLAYS
-from hunger_rl.envs.hungry.observation import SCORE_SCALE, observation_layout
 from hunger_rl.policies.hungry import RESORT_CARDS
 from hunger_rl.policies.models.encoders import ACTION_TO_RESORT
 

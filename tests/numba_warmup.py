@@ -22,15 +22,15 @@ ROOT = Path(__file__).resolve().parent.parent
 # The modules that hold functions compiled with cache=True (numba writes one index file per
 # function beside the source, in __pycache__).
 COMPILED_MODULES = (
-    "hunger_rl/envs/compiled.py",
-    "hunger_rl/envs/hunger_show/batched/batch.py",
-    "hunger_rl/envs/hunger_show/batched/day.py",
-    "hunger_rl/envs/hunger_show/batched/deal.py",
-    "hunger_rl/envs/hunger_show/batched/decisions.py",
-    "hunger_rl/envs/hunger_show/batched/holdings.py",
-    "hunger_rl/envs/hunger_show/batched/observe.py",
-    "hunger_rl/envs/hunger_show/batched/twister.py",
-    "hunger_rl/envs/hungry/batched.py",
+    "hunger_rl/engines/compiled.py",
+    "hunger_rl/engines/hunger_show/batched/batch.py",
+    "hunger_rl/engines/hunger_show/batched/day.py",
+    "hunger_rl/engines/hunger_show/batched/deal.py",
+    "hunger_rl/engines/hunger_show/batched/decisions.py",
+    "hunger_rl/engines/hunger_show/batched/holdings.py",
+    "hunger_rl/engines/hunger_show/batched/observe.py",
+    "hunger_rl/engines/hunger_show/batched/twister.py",
+    "hunger_rl/engines/hungry/batched.py",
     "hunger_rl/policies/hunger_show_batched.py",
     "hunger_rl/policies/hungry_batched.py",
     "hunger_rl/policies/hungry_search.py",
@@ -60,7 +60,7 @@ def show_engine() -> None:
     compiled once per player count)."""
     import numpy as np
 
-    from hunger_rl.envs.hunger_show.batched import MAX_PLAYERS, PREFETCH_FROM, BatchedShow
+    from hunger_rl.engines.hunger_show.batched import MAX_PLAYERS, PREFETCH_FROM, BatchedShow
 
     for num_players in range(2, MAX_PLAYERS + 1):
         show = BatchedShow(num_players=num_players, batch_size=2)
@@ -76,8 +76,8 @@ def hungry() -> None:
     """The Hungry engine, its compiled policies, the search's playouts, the learner loop."""
     import numpy as np
 
-    from hunger_rl.envs.hungry.batched import BatchedHungry, stream_deck
-    from hunger_rl.envs.hungry.view import HungryView
+    from hunger_rl.engines.hungry.batched import BatchedHungry, stream_deck
+    from hunger_rl.engines.hungry.view import HungryView
     from hunger_rl.policies.hungry_batched import (
         POLICY_KINDS,
         BatchedPolicy,
@@ -106,7 +106,7 @@ def show_players() -> None:
     """The compiled HUNGER players and the crowd features of the learned players' encoder."""
     import numpy as np
 
-    from hunger_rl.envs.hunger_show.batched import observation_size
+    from hunger_rl.engines.hunger_show.batched import observation_size
     from hunger_rl.envs.hunger_show.env import NUM_CHOICES
     from hunger_rl.policies.hunger_show_batched import BatchedShowPolicies, crowd_features
 

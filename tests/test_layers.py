@@ -16,10 +16,6 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "hunger_rl"
 LAYERS = ("engines", "envs", "policies", "arena", "training", "cli")
-# Modules of envs/ that wrap an engine for a framework (PettingZoo, Gymnasium, Pillow), register
-# the games or replay game records through the environments; the rest of envs/ is engine code.
-ENV_WRAPPER_NAMES = {"env.py", "full_env.py", "render.py", "rendering.py", "wrappers.py",
-                     "records.py", "__init__.py"}
 # The train extra's deep-learning modules, which the arena must run without.
 TRAIN_FRAMEWORKS = {"torch", "stable_baselines3", "sb3_contrib"}
 ENGINE_THIRD_PARTY = {"numpy", "numba", "llvmlite"}
@@ -29,11 +25,8 @@ def layer_of(path: Path) -> str:
     """The layer of a module file of the package."""
     parts = path.relative_to(PACKAGE).parts
     top = parts[0]
-    if top == "envs":
-        name = parts[-1]
-        if (len(parts) == 2 and name.endswith("_v0.py")) or name in ENV_WRAPPER_NAMES:
-            return "envs"
-        return "engines"
+    if top in ("engines", "envs"):
+        return top
     if top == "openspiel":  # the games for OpenSpiel: the engines bound to another framework
         return "envs"
     if top in ("policies", "arena", "training"):
@@ -102,13 +95,13 @@ def test_imports_follow_the_layers(path):
 def test_the_layer_check_sees_wrong_imports():
     """A policy importing training, an engine importing a wrapper or a framework: all caught."""
     policy = PACKAGE / "policies" / "base.py"
-    engine = PACKAGE / "envs" / "hungry" / "engine.py"
+    engine = PACKAGE / "engines" / "hungry" / "engine.py"
     assert layer_violations(policy, "def f():\n    from hunger_rl.training import train\n") == [
         "line 2: hunger_rl.training.train (training)"]
     assert layer_violations(engine, "import torch\nfrom hunger_rl.envs.hungry.env import raw_env"
                             ) == ["line 1: torch (a framework, in an engine)",
                                   "line 2: hunger_rl.envs.hungry.env (envs)"]
-    assert layer_violations(policy, "from hunger_rl.envs.hungry import engine\n") == []
+    assert layer_violations(policy, "from hunger_rl.engines.hungry import engine\n") == []
     arena = PACKAGE / "arena" / "evaluation.py"
     assert layer_violations(arena, "import torch\nfrom hunger_rl.training import train\n") == [
         "line 1: torch (the train extra, in the arena)",

@@ -19,10 +19,10 @@ from multiprocessing import resource_tracker
 import numpy as np
 from tqdm import tqdm
 
+from hunger_rl.engines.rewards import win_shares
 from hunger_rl.envs import game_spec
 from hunger_rl.envs.records import GameRecord as Record
 from hunger_rl.envs.records import Recorder, make_env, recordable_options
-from hunger_rl.envs.rewards import win_shares
 from hunger_rl.policies.base import Policy
 from hunger_rl.policies.registry import make_policy
 

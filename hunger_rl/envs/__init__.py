@@ -1,10 +1,11 @@
-"""The games, each a pure rules engine plus its PettingZoo wrappers.
+"""The games' environments: PettingZoo wrappers over the rules engines of `hunger_rl.engines`.
 
 ``GAMES`` maps a game name to its :class:`GameSpec`, the env-level facts every command needs
 (where its environment module is, its native API, its player counts, what its score means),
 so that commands accept ``--game NAME`` without importing every game up front and without a
 branch per game. Policy-level facts (scripted policies, encoders) are registered by game name
-in ``hunger_rl.policies.registry``. A new game is a folder here plus one entry below.
+in ``hunger_rl.policies.registry``. A new game is a folder in ``hunger_rl.engines``, a folder
+here and one entry below.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ GAMES: dict[str, GameSpec] = {
             default_players=2,
             score_attribute="totals",
             score_label="mean total",
-            public_view="hunger_rl.envs.hungry.view:view_from_observation",
+            public_view="hunger_rl.engines.hungry.view:view_from_observation",
         ),
         GameSpec(
             name="hunger_show",

@@ -54,7 +54,7 @@ fruit, chicken, rope units, log units, can, coconut.
 ## State
 `state()` is the whole show as a float32 vector by absolute seat (seat s is `player_s`),
 hidden tokens included, for a critic that may see everything (`state_space`, a Box;
-`env.state_layout` or `hunger_rl.envs.hunger_show.observation.state_layout(N)` names the
+`env.state_layout` or `hunger_rl.engines.hunger_show.observation.state_layout(N)` names the
 slices). The Parallel env, its AEC view and the full-decision env give the same vector. First
 every seat's observation blocks, each once (an observation is a gather of this part):
 
@@ -154,7 +154,7 @@ env (`ShowFullDecisionEnv`):
 - There is no Parallel form: after the picks each step belongs to one agent and depends on the
   steps before it, so a Parallel step would carry one action and N-1 placeholders;
   `parallel_env(decision_mode="agents")` raises and says so.
-- Action space `Discrete(48)` (`hunger_rl.envs.hunger_show.full_decisions`; `describe_action`
+- Action space `Discrete(48)` (`hunger_rl.engines.hunger_show.full_decisions`; `describe_action`
   names an action): 0-19 the daily pick `5 * location + act`; 20-35 a token of a class whose
   value the chooser knows (can 1-4, fruit 2-3, chicken 1/2/4, rope 1-2, log 1-2, coconut 0-2);
   36-40 a token whose value it does not know, by category (fruit, chicken, raft, can, coconut;
@@ -210,7 +210,7 @@ as a whole before anything changes; errors name the key path and what was expect
 keys are ignored with a warning.
 
 ## Errors
-Every refusal raises a subclass of `hunger_rl.envs.validation.InvalidInputError` before
+Every refusal raises a subclass of `hunger_rl.engines.validation.InvalidInputError` before
 anything changes: the game, its RNG and the RNG that seeds unseeded resets are exactly as
 before, in both APIs, and the game goes on.
 - `IllegalActionError` (a `ValueError`): `step` with a masked action (unless
@@ -244,8 +244,19 @@ from typing import Any, TextIO
 
 from pettingzoo import AECEnv
 
-from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
-from hunger_rl.envs.hunger_show.engine import ShowConfig, ShowGame, day_log_text
+from hunger_rl.engines.hunger_show.decisions import DefaultDecisions
+from hunger_rl.engines.hunger_show.engine import ShowConfig, ShowGame, day_log_text
+from hunger_rl.engines.hunger_show.full_decisions import describe_action
+from hunger_rl.engines.hunger_show.observation import (
+    action_name,
+    decode_action,
+    encode_action,
+    full_observation_layout,
+    legal_mask,
+    observation_layout,
+)
+from hunger_rl.engines.hunger_show.tokens import CHARACTERS, EVENT_CARD_NAMES
+from hunger_rl.engines.validation import IllegalActionError, check_choice
 from hunger_rl.envs.hunger_show.env import (
     AEC_ELIMINATED_DEFAULT,
     ILLEGAL_ACTION_MODES,
@@ -254,18 +265,7 @@ from hunger_rl.envs.hunger_show.env import (
     ShowAECView,
     ShowParallelEnv,
 )
-from hunger_rl.envs.hunger_show.full_decisions import describe_action
 from hunger_rl.envs.hunger_show.full_env import ShowFullDecisionEnv
-from hunger_rl.envs.hunger_show.observation import (
-    action_name,
-    decode_action,
-    encode_action,
-    full_observation_layout,
-    legal_mask,
-    observation_layout,
-)
-from hunger_rl.envs.hunger_show.tokens import CHARACTERS, EVENT_CARD_NAMES
-from hunger_rl.envs.validation import IllegalActionError, check_choice
 from hunger_rl.envs.wrappers import OrderEnforcer, TerminateIllegal
 
 __all__ = [

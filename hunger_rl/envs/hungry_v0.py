@@ -43,7 +43,7 @@ Only public information and the observer's own hand are present (H5).
 ## State
 `state()` is the whole game as a float32 vector by absolute seat (seat p is `player_p`),
 hidden cards included, for a critic that may see everything (`state_space`, a Box;
-`raw_env.state_layout` or `hunger_rl.envs.hungry.observation.state_layout(N)` names the
+`raw_env.state_layout` or `hunger_rl.engines.hungry.observation.state_layout(N)` names the
 slices). No policy may read it: it holds the other hands.
 
 | slice | size | content |
@@ -81,7 +81,7 @@ types, top first; the first two are removed unseen, then 8 are dealt to each pla
 `seed` is None or an integer >= 0; unknown option keys are ignored with a warning.
 
 ## Errors
-Every refusal raises a subclass of `hunger_rl.envs.validation.InvalidInputError` before anything
+Every refusal raises a subclass of `hunger_rl.engines.validation.InvalidInputError` before anything
 changes (the game and the env's RNG are as before): `IllegalActionError` (a `ValueError`) for a
 masked or out-of-range action, an action for a finished agent or a step after the end;
 `ActionTypeError` (also a `TypeError`) for an action that is not an exact integer (`int`, NumPy
@@ -112,7 +112,7 @@ from typing import Any, TextIO
 import numpy as np
 from pettingzoo import AECEnv
 
-from hunger_rl.envs.hungry.engine import (
+from hunger_rl.engines.hungry.engine import (
     COLOURS,
     NUM_ACTIONS,
     NUM_CARD_TYPES,
@@ -126,9 +126,9 @@ from hunger_rl.envs.hungry.engine import (
     describe_action,
     encode_action,
 )
+from hunger_rl.engines.hungry.observation import observation_layout
+from hunger_rl.engines.validation import ILLEGAL_ACTION_MODES, check_choice
 from hunger_rl.envs.hungry.env import HungryEnv
-from hunger_rl.envs.hungry.observation import observation_layout
-from hunger_rl.envs.validation import ILLEGAL_ACTION_MODES, check_choice
 from hunger_rl.envs.wrappers import OrderEnforcer, TerminateIllegal
 
 __all__ = [

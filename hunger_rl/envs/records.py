@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hunger_rl.engines.hunger_show.decisions import DefaultDecisions
+from hunger_rl.engines.hunger_show.engine import DECISION_METHODS
 from hunger_rl.envs import GAMES, game_spec
-from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
-from hunger_rl.envs.hunger_show.engine import DECISION_METHODS
 
 FORMAT = "hunger-rl-record/2"
 RECORD_FIELDS = ("format", "game", "num_players", "options", "seed", "players", "steps", "result")

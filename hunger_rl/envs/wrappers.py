@@ -6,7 +6,7 @@ from typing import Any
 
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWrapper
 
-from hunger_rl.envs.validation import IllegalActionError, NotResetError, check_action, describe
+from hunger_rl.engines.validation import IllegalActionError, NotResetError, check_action, describe
 
 
 def _after_reset(name: str) -> property:

@@ -29,8 +29,8 @@ from dataclasses import asdict
 import numpy as np
 import pyspiel
 
-from hunger_rl.envs.hunger_show.engine import ShowConfig, ShowGame, day_log_text
-from hunger_rl.envs.hunger_show.observation import (
+from hunger_rl.engines.hunger_show.engine import ShowConfig, ShowGame, day_log_text
+from hunger_rl.engines.hunger_show.observation import (
     KNOWN_FIELDS,
     NUM_CHOICES,
     OWN_COLUMNS,
@@ -39,7 +39,7 @@ from hunger_rl.envs.hunger_show.observation import (
     observation_layout,
     observation_tables,
 )
-from hunger_rl.envs.hunger_show.tokens import (
+from hunger_rl.engines.hunger_show.tokens import (
     ACTION_NAMES,
     CALM,
     CAN,
@@ -58,8 +58,8 @@ from hunger_rl.envs.hunger_show.tokens import (
     UNPLEASANT_CARDS,
     token_table,
 )
-from hunger_rl.envs.rewards import r1_reward
-from hunger_rl.envs.validation import IllegalActionError, InvalidValueError
+from hunger_rl.engines.rewards import r1_reward
+from hunger_rl.engines.validation import IllegalActionError, InvalidValueError
 from hunger_rl.openspiel.sampling import sampler_rng
 
 SHORT_NAME = "python_hunger_show"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from hunger_rl.envs.hungry.engine import (
+from hunger_rl.engines.hungry.engine import (
     COPIES_PER_TYPE,
     DECK_SIZE,
     HAND_SIZE,
@@ -33,10 +33,10 @@ from hunger_rl.envs.hungry.engine import (
     card_name,
     describe_action,
 )
-from hunger_rl.envs.hungry.observation import observation_index, observation_layout
-from hunger_rl.envs.hungry.view import HungryView
-from hunger_rl.envs.rewards import r1_rewards
-from hunger_rl.envs.validation import IllegalActionError, InvalidValueError
+from hunger_rl.engines.hungry.observation import observation_index, observation_layout
+from hunger_rl.engines.hungry.view import HungryView
+from hunger_rl.engines.rewards import r1_rewards
+from hunger_rl.engines.validation import IllegalActionError, InvalidValueError
 from hunger_rl.openspiel.sampling import sampler_rng
 
 SHORT_NAME = "python_hungry"

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from hunger_rl.envs.hunger_show.full_decisions import NUM_PICKS
-from hunger_rl.envs.hunger_show.observation import full_observation_layout, observation_layout
-from hunger_rl.envs.hunger_show.tokens import (
+from hunger_rl.engines.hunger_show.full_decisions import NUM_PICKS
+from hunger_rl.engines.hunger_show.observation import full_observation_layout, observation_layout
+from hunger_rl.engines.hunger_show.tokens import (
     CAMPSITE,
     CHICKEN,
     FRUIT,

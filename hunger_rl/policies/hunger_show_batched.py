@@ -1,4 +1,4 @@
-"""Compiled HUNGER opponents for :class:`~hunger_rl.envs.hunger_show.batched.BatchedShow`.
+"""Compiled HUNGER opponents for :class:`~hunger_rl.engines.hunger_show.batched.BatchedShow`.
 
 The scripted players of :mod:`hunger_rl.policies.hunger_show` (random, greedy, crowd, expert)
 re-implemented as compiled loops over the observation vectors of a whole batch, every seat of
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hunger_rl.envs.compiled import jit_allocating, random_uniform
-from hunger_rl.envs.hunger_show.observation import NUM_CHOICES, observation_layout
+from hunger_rl.engines.compiled import jit_allocating, random_uniform
+from hunger_rl.engines.hunger_show.observation import NUM_CHOICES, observation_layout
 from hunger_rl.policies.hunger_show import (
     CROWD_REPLY_ROUNDS,
     HISTORY_SHARE,

@@ -1,6 +1,6 @@
 """Scripted Hungry policies: a one-step greedy player and a card-counting expert.
 
-Both read only the observation (through :class:`~hunger_rl.envs.hungry.view.HungryView`, built
+Both read only the observation (through :class:`~hunger_rl.engines.hungry.view.HungryView`, built
 from it when the caller passes no view), so they never see another player's hand or the deck.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from hunger_rl.envs.hungry.engine import (
+from hunger_rl.engines.hungry.engine import (
     ACTION_RESORT,
     COPIES_PER_TYPE,
     NUM_CARD_TYPES,
@@ -24,7 +24,7 @@ from hunger_rl.envs.hungry.engine import (
     resort_places,
     totals_from_places,
 )
-from hunger_rl.envs.hungry.view import HungryView, observation_players
+from hunger_rl.engines.hungry.view import HungryView, observation_players
 from hunger_rl.policies.base import Observation, Policy, legal_actions
 from hunger_rl.policies.hungry_batched import (
     FIRST_POINTS,
@@ -126,7 +126,7 @@ class ExpertHungryPolicy(Policy):
 
 class ForecastHungryPolicy(Policy):
     """The expert's valuation with normal approximations instead of exact count distributions,
-    compiled (the forecast policy of :mod:`hunger_rl.envs.hungry.batched`): about as strong as
+    compiled (the forecast policy of :mod:`hunger_rl.engines.hungry.batched`): about as strong as
     the expert at a fraction of its cost, and the same player that the batched engine fields as
     a "forecast" opponent."""
 

@@ -1,6 +1,6 @@
 """Compiled Hungry policies for the batched engine: uniformly random, greedy, and the forecast.
 
-They run on the rows of :class:`~hunger_rl.envs.hungry.batched.BatchedHungry` without a Python
+They run on the rows of :class:`~hunger_rl.engines.hungry.batched.BatchedHungry` without a Python
 call per game, so that opponents inside a batched training environment cost little next to the
 learner's network; the forecast is also the search's playout policy
 (``policies.hungry_search``), the scripted ``forecast`` baseline
@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
-from hunger_rl.envs.compiled import jit, jit_allocating, random_below
-from hunger_rl.envs.hungry.batched import (
+from hunger_rl.engines.compiled import jit, jit_allocating, random_below
+from hunger_rl.engines.hungry.batched import (
     BONUS_HOLDER,
     COUNTS,
     CURRENT,
@@ -31,7 +31,7 @@ from hunger_rl.envs.hungry.batched import (
     mover_hand_start,
     update_resort,
 )
-from hunger_rl.envs.hungry.engine import (
+from hunger_rl.engines.hungry.engine import (
     COPIES_PER_TYPE,
     HOTEL_POINTS,
     MAX_PLAYERS,
@@ -44,7 +44,7 @@ from hunger_rl.envs.hungry.engine import (
     card_colour,
     card_stars,
 )
-from hunger_rl.envs.hungry.observation import observation_layout
+from hunger_rl.engines.hungry.observation import observation_layout
 
 POLICY_KINDS = ("random", "greedy", "forecast")
 _POLICY_CODES = {"random": 0, "greedy": 1, "forecast": 2}

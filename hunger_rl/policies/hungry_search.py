@@ -3,7 +3,7 @@
 A *simulation* is one playout: deal the cards the searching player has not seen at random,
 consistently with its view (the other hands, the deck and the two removed cards), make one
 candidate play, and play the game to its end with every seat following the forecast policy of
-:mod:`hunger_rl.envs.hungry.batched` (the expert's valuation, approximated so that it
+:mod:`hunger_rl.engines.hungry.batched` (the expert's valuation, approximated so that it
 compiles; from the mover's own hand and the public table only), so that the playouts model
 opponents that play like the expert. (One-step greedy playouts, which repeat the expert's choice
 in about one move in five where the forecast repeats three in four, measured weaker at 4
@@ -24,7 +24,7 @@ fuse strategies across deals that the player cannot tell apart. Instead:
    small score-margin term measured weaker against the expert at 2 and at 4 players.)
 4. Choice: the surviving candidate of best mean win share, ties going to the expert's order.
 
-The playouts run on the batched engine's rules (:mod:`hunger_rl.envs.hungry.batched`): every
+The playouts run on the batched engine's rules (:mod:`hunger_rl.engines.hungry.batched`): every
 (deal, candidate) pair is one row in that engine's layout, loaded here from the view, and played
 to the end in compiled code.
 """
@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from hunger_rl.envs.compiled import jit, jit_allocating
-from hunger_rl.envs.hungry.batched import (
+from hunger_rl.engines.compiled import jit, jit_allocating
+from hunger_rl.engines.hungry.batched import (
     BONUS_HOLDER,
     COUNTS,
     CURRENT,
@@ -57,14 +57,14 @@ from hunger_rl.envs.hungry.batched import (
     play,
     update_resort,
 )
-from hunger_rl.envs.hungry.engine import (
+from hunger_rl.engines.hungry.engine import (
     DECK_SIZE,
     NUM_ACTIONS,
     NUM_CARD_TYPES,
     NUM_RESORTS,
     TOTAL_PLAYS,
 )
-from hunger_rl.envs.hungry.view import HungryView
+from hunger_rl.engines.hungry.view import HungryView
 from hunger_rl.policies.base import Observation, Policy, legal_actions
 from hunger_rl.policies.hungry import ExpertHungryPolicy, Outlook, view_of
 from hunger_rl.policies.hungry_batched import forecast_action, forecast_scratch

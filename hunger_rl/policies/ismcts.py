@@ -20,7 +20,7 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
 import hunger_rl.openspiel  # noqa: F401 - registers python_hungry
-from hunger_rl.envs.hungry.engine import NUM_ACTIONS
+from hunger_rl.engines.hungry.engine import NUM_ACTIONS
 from hunger_rl.openspiel.hunger_show import state_from_observation
 from hunger_rl.openspiel.hungry import replayed_world
 from hunger_rl.policies.base import Observation, Policy

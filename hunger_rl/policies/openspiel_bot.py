@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from hunger_rl.engines.hunger_show.observation import NUM_CHOICES as SHOW_ACTIONS
+from hunger_rl.engines.hungry.engine import NUM_ACTIONS as HUNGRY_ACTIONS
 from hunger_rl.envs import game_spec
-from hunger_rl.envs.hunger_show.observation import NUM_CHOICES as SHOW_ACTIONS
-from hunger_rl.envs.hungry.engine import NUM_ACTIONS as HUNGRY_ACTIONS
 from hunger_rl.policies.base import Policy
 
 # Per OpenSpiel game, the suite's game and the env options its parameters stand for.

@@ -1,6 +1,6 @@
 """The learner against compiled opponents, inside the batched engine.
 
-Each game slot of a :class:`~hunger_rl.envs.hungry.batched.BatchedHungry` has one learner seat;
+Each game slot of a :class:`~hunger_rl.engines.hungry.batched.BatchedHungry` has one learner seat;
 after the learner's action the opponents (a :class:`~hunger_rl.policies.hungry_batched.
 BatchedPolicy`) play, compiled, until the learner is to move again, so that one call advances
 every game by one learner step (``training.batched_vec_env`` serves this to SB3).
@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from hunger_rl.envs.compiled import jit_allocating
-from hunger_rl.envs.hungry.batched import (
+from hunger_rl.engines.compiled import jit_allocating
+from hunger_rl.engines.hungry.batched import (
     CURRENT,
     NUM_PLAYS,
     BatchedHungry,
@@ -25,8 +25,8 @@ from hunger_rl.envs.hungry.batched import (
     write_mask,
     write_observation,
 )
-from hunger_rl.envs.hungry.engine import NUM_ACTIONS, TOTAL_PLAYS
-from hunger_rl.envs.validation import IllegalActionError, check_action_array
+from hunger_rl.engines.hungry.engine import NUM_ACTIONS, TOTAL_PLAYS
+from hunger_rl.engines.validation import IllegalActionError, check_action_array
 from hunger_rl.policies.hungry_batched import BatchedPolicy, forecast_scratch, policy_action
 
 

@@ -1,6 +1,6 @@
 """An SB3 ``VecEnv`` of B HUNGER shows on the batched engine: one learning seat per show.
 
-- ``num_envs`` = B shows (:class:`~hunger_rl.envs.hunger_show.batched.BatchedShow`); each step
+- ``num_envs`` = B shows (:class:`~hunger_rl.engines.hunger_show.batched.BatchedShow`); each step
   every show plays one day: the learner's action at its seat, the other living seats played
   inside the batch by compiled players (:mod:`hunger_rl.policies.hunger_show_batched`), one
   kind per seat drawn for each show from ``opponent_weights``.
@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from hunger_rl.envs.hunger_show.batched import BatchedShow
-from hunger_rl.envs.hunger_show.observation import NUM_CHOICES, OBSERVATION_HIGH
+from hunger_rl.engines.hunger_show.batched import BatchedShow
+from hunger_rl.engines.hunger_show.observation import NUM_CHOICES, OBSERVATION_HIGH
 from hunger_rl.policies.hunger_show_batched import LEARNER, POLICY_KINDS, BatchedShowPolicies
 from hunger_rl.training.whole_batch_vec_env import WholeBatchVecEnv
 

@@ -2,7 +2,7 @@
 
 - ``num_envs`` = B games; each step the learner of every game plays its action, then the other
   seats are played inside the batch by a compiled opponent ("random", "greedy" or "forecast", see
-  :class:`~hunger_rl.envs.hungry.batched.BatchedPolicy`) until the learner is to move again.
+  :class:`~hunger_rl.engines.hungry.batched.BatchedPolicy`) until the learner is to move again.
 - Observation: the learner's flat ``hungry_v0`` observation vector (float32 Box with
   ``hungry_v0``'s bounds), or ``encode(observations) -> array`` applied to the whole batch when
   given (with ``encoded_size``). ``action_masks()`` (and ``env_method("action_masks")``, which
@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from hunger_rl.envs.hungry.batched import BatchedHungry
-from hunger_rl.envs.hungry.engine import NUM_ACTIONS
+from hunger_rl.engines.hungry.batched import BatchedHungry
+from hunger_rl.engines.hungry.engine import NUM_ACTIONS
 from hunger_rl.envs.hungry.env import HungryEnv
 from hunger_rl.policies.hungry_batched import POLICY_KINDS, BatchedPolicy
 from hunger_rl.training.batched_learner import LearnerOutputs, play_to_learners, step_learners

@@ -53,8 +53,8 @@ from typing import Any
 
 import yaml
 
+from hunger_rl.engines.hungry.engine import HAND_SIZE
 from hunger_rl.envs import GAMES
-from hunger_rl.envs.hungry.engine import HAND_SIZE
 from hunger_rl.training.games import games_with, training_game
 
 SELF_PLAY = "self"

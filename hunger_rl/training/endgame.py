@@ -27,9 +27,9 @@ import torch
 from tqdm import tqdm
 
 from hunger_rl.arena.matches import map_chunks
-from hunger_rl.envs.hungry.engine import HAND_SIZE, TOTAL_PLAYS
-from hunger_rl.envs.hungry.observation import observation_layout
-from hunger_rl.envs.hungry.view import HungryView
+from hunger_rl.engines.hungry.engine import HAND_SIZE, TOTAL_PLAYS
+from hunger_rl.engines.hungry.observation import observation_layout
+from hunger_rl.engines.hungry.view import HungryView
 from hunger_rl.policies.hungry_batched import forecast_values_of_observations
 from hunger_rl.policies.hungry_search import playout_win_shares
 from hunger_rl.training.config import ENDGAME_VALIDATION_EVERY as VALIDATION_EVERY

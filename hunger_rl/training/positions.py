@@ -14,8 +14,8 @@ import torch
 from tqdm import tqdm
 
 from hunger_rl.arena.matches import map_chunks
-from hunger_rl.envs.hungry.batched import BatchedHungry
-from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
+from hunger_rl.engines.hungry.batched import BatchedHungry
+from hunger_rl.engines.hungry.engine import TOTAL_PLAYS
 from hunger_rl.policies.hungry_batched import BatchedPolicy
 from hunger_rl.policies.models.encoders import make_encoder
 

@@ -40,8 +40,8 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
+from hunger_rl.engines.validation import ILLEGAL_ACTION_MODES, check_choice
 from hunger_rl.envs import game_spec
-from hunger_rl.envs.validation import ILLEGAL_ACTION_MODES, check_choice
 from hunger_rl.policies.base import Policy, RandomPolicy
 from hunger_rl.policies.models.encoders import make_encoder, state_scale
 from hunger_rl.training.games import training_game

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hunger_rl.envs.hungry.engine import describe_action
+from hunger_rl.engines.hungry.engine import describe_action
 from hunger_rl.ui import hunger_show, hungry
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hunger_rl.envs.hunger_show.observation import decode_action
-from hunger_rl.envs.hunger_show.tokens import (
+from hunger_rl.engines.hunger_show.observation import decode_action
+from hunger_rl.engines.hunger_show.tokens import (
     ACTION_NAMES,
     CATEGORY_NAMES,
     LOCATION_NAMES,

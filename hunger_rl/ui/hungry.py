@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hunger_rl.envs.hungry.engine import (
+from hunger_rl.engines.hungry.engine import (
     ACTION_RESORT,
     COLOURS,
     NUM_ACTIONS,

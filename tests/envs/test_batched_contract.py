@@ -11,16 +11,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hunger_rl.envs import hunger_show_v0, hungry_v0
-from hunger_rl.envs.compiled import MAX_SEED, spread_seeds
-from hunger_rl.envs.hunger_show.batched import BatchedShow
-from hunger_rl.envs.hungry.batched import BatchedHungry
-from hunger_rl.envs.validation import (
+from hunger_rl.engines.compiled import MAX_SEED, spread_seeds
+from hunger_rl.engines.hunger_show.batched import BatchedShow
+from hunger_rl.engines.hungry.batched import BatchedHungry
+from hunger_rl.engines.validation import (
     IllegalActionError,
     InvalidInputError,
     InvalidValueError,
     NotResetError,
 )
+from hunger_rl.envs import hunger_show_v0, hungry_v0
 
 SHARED_FIELDS = ("observations", "action_masks", "rewards", "terminated", "done",
                  "final_observations", "winners")

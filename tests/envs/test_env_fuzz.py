@@ -16,17 +16,17 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from hunger_rl.envs import hunger_show_v0, hungry_v0
-from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
-from hunger_rl.envs.hunger_show.engine import DECISION_METHODS, DecisionError
-from hunger_rl.envs.hunger_show.env import ShowAECState
-from hunger_rl.envs.hunger_show.tokens import (
+from hunger_rl.engines.hunger_show.decisions import DefaultDecisions
+from hunger_rl.engines.hunger_show.engine import DECISION_METHODS, DecisionError
+from hunger_rl.engines.hunger_show.tokens import (
     CHARACTERS,
     EVENT_CARD_NAMES,
     LOCATION_NAMES,
     token_table,
 )
-from hunger_rl.envs.validation import IllegalActionError, InvalidInputError
+from hunger_rl.engines.validation import IllegalActionError, InvalidInputError
+from hunger_rl.envs import hunger_show_v0, hungry_v0
+from hunger_rl.envs.hunger_show.env import ShowAECState
 
 BUDGETS = [pytest.param(40, id="short"),
            pytest.param(1500, id="long", marks=pytest.mark.slow)]

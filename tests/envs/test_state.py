@@ -5,9 +5,8 @@ import numpy as np
 import pytest
 from pettingzoo.test.state_test import state_test
 
-from hunger_rl.envs import hunger_show_v0, hungry_v0
-from hunger_rl.envs.hunger_show.observation import OWN_COLUMNS, observation_tables
-from hunger_rl.envs.hunger_show.tokens import (
+from hunger_rl.engines.hunger_show.observation import OWN_COLUMNS, observation_tables
+from hunger_rl.engines.hunger_show.tokens import (
     CAN,
     CAN_VALUES,
     CHARACTERS,
@@ -16,8 +15,9 @@ from hunger_rl.envs.hunger_show.tokens import (
     RAFT,
     SUPPLY,
 )
-from hunger_rl.envs.hungry.engine import COPIES_PER_TYPE, NUM_CARD_TYPES
-from hunger_rl.envs.validation import NotResetError
+from hunger_rl.engines.hungry.engine import COPIES_PER_TYPE, NUM_CARD_TYPES
+from hunger_rl.engines.validation import NotResetError
+from hunger_rl.envs import hunger_show_v0, hungry_v0
 
 HUNGRY_PLAYERS = [2, 3, 4]
 SHOW_PLAYERS = [2, 3, 4, 5, 6]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from hunger_rl.envs.hunger_show.engine import ShowConfig, ShowGame
-from hunger_rl.envs.hunger_show.tokens import CAMPSITE, CHARACTERS, FRUIT
+from hunger_rl.engines.hunger_show.engine import ShowConfig, ShowGame
+from hunger_rl.engines.hunger_show.tokens import CAMPSITE, CHARACTERS, FRUIT
 
 
 def make_game(num_players, holdings=None, piles=None, coconuts=(2, 1, 0, 1, 1, 2),

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from show_helpers import make_game, play
 
-from hunger_rl.envs.hunger_show.engine import RuleError
-from hunger_rl.envs.hunger_show.tokens import BEACH, CAMPSITE, CHICKEN, FRUIT
+from hunger_rl.engines.hunger_show.engine import RuleError
+from hunger_rl.engines.hunger_show.tokens import BEACH, CAMPSITE, CHICKEN, FRUIT
 
 
 def test_gatherers_of_different_kinds_draw_in_playing_order():

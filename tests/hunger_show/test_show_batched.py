@@ -8,19 +8,19 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from hunger_rl.envs.hunger_show.batched import (
+from hunger_rl.engines.hunger_show.batched import (
     END_CONDITIONS,
     MAX_PLAYERS,
     PREFETCH_FROM,
     BatchedShow,
     stream_seed,
 )
-from hunger_rl.envs.hunger_show.batched.decisions import supper
-from hunger_rl.envs.hunger_show.batched.layout import HOLD, HOLD_N, MAX_TOKENS, ROW_SIZE
-from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
+from hunger_rl.engines.hunger_show.batched.decisions import supper
+from hunger_rl.engines.hunger_show.batched.layout import HOLD, HOLD_N, MAX_TOKENS, ROW_SIZE
+from hunger_rl.engines.hunger_show.decisions import DefaultDecisions
+from hunger_rl.engines.hunger_show.tokens import EVENT_PRESETS, RAFT, token_table
+from hunger_rl.engines.validation import IllegalActionError, InvalidValueError, NotResetError
 from hunger_rl.envs.hunger_show.env import ShowParallelEnv
-from hunger_rl.envs.hunger_show.tokens import EVENT_PRESETS, RAFT, token_table
-from hunger_rl.envs.validation import IllegalActionError, InvalidValueError, NotResetError
 
 VARIANTS = [(characters, events) for characters in (False, True) for events in EVENT_PRESETS]
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hunger_rl.envs import hunger_show_v0
-from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
-from hunger_rl.envs.hunger_show.engine import ShowConfig, ShowGame
-from hunger_rl.envs.hunger_show.tokens import (
+from hunger_rl.engines.hunger_show.decisions import DefaultDecisions
+from hunger_rl.engines.hunger_show.engine import ShowConfig, ShowGame
+from hunger_rl.engines.hunger_show.tokens import (
     BEACH,
     CAMPSITE,
     CHICKEN,
@@ -24,6 +23,7 @@ from hunger_rl.envs.hunger_show.tokens import (
     RAFT,
     THIEF,
 )
+from hunger_rl.envs import hunger_show_v0
 
 ANNE, BONNIE, MIKE, TOM, SERGIO, KATE = range(6)
 SETUP = {

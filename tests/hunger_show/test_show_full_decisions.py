@@ -14,9 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pettingzoo.test import api_test
 
-from hunger_rl.envs import hunger_show_v0
-from hunger_rl.envs.hunger_show.engine import RuleError, ShowConfig, ShowGame, num_locations
-from hunger_rl.envs.hunger_show.full_decisions import (
+from hunger_rl.engines.hunger_show.engine import RuleError, ShowConfig, ShowGame, num_locations
+from hunger_rl.engines.hunger_show.full_decisions import (
     NUM_FULL_ACTIONS,
     NUM_PICKS,
     PLACE_BASE,
@@ -28,9 +27,10 @@ from hunger_rl.envs.hunger_show.full_decisions import (
     rule_action,
     token_class,
 )
+from hunger_rl.engines.hunger_show.tokens import CAMPSITE, GUARD, RAFT, THIEF
+from hunger_rl.engines.validation import IllegalActionError
+from hunger_rl.envs import hunger_show_v0
 from hunger_rl.envs.hunger_show.full_env import full_observation_layout
-from hunger_rl.envs.hunger_show.tokens import CAMPSITE, GUARD, RAFT, THIEF
-from hunger_rl.envs.validation import IllegalActionError
 
 PLAYER_COUNTS = [2, 3, 4, 5, 6]
 

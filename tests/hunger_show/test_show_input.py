@@ -1,5 +1,5 @@
 """Bad input to hunger_show_v0 (issue 15, defects 1-6): each is refused with a clear error of a
-documented type (``hunger_rl.envs.validation``) before anything changes, and the game goes on."""
+documented type (``hunger_rl.engines.validation``) before anything changes, and the game goes on."""
 
 from __future__ import annotations
 
@@ -10,9 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from hunger_rl.envs import hunger_show_v0
-from hunger_rl.envs.hunger_show.env import ShowAECState
-from hunger_rl.envs.validation import (
+from hunger_rl.engines.validation import (
     ActionTypeError,
     IllegalActionError,
     InvalidInputError,
@@ -20,6 +18,8 @@ from hunger_rl.envs.validation import (
     InvalidValueError,
     NotResetError,
 )
+from hunger_rl.envs import hunger_show_v0
+from hunger_rl.envs.hunger_show.env import ShowAECState
 
 
 def snapshot(env):

@@ -12,8 +12,8 @@ import random
 import numpy as np
 import pytest
 
+from hunger_rl.engines.hunger_show.tokens import token_table
 from hunger_rl.envs import hunger_show_v0
-from hunger_rl.envs.hunger_show.tokens import token_table
 
 GAMES_PER_COUNT = 1000
 CHUNKS = 4

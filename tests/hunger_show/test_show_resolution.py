@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from show_helpers import held, make_game, play, shrink_pile
 
-from hunger_rl.envs.hunger_show.tokens import (
+from hunger_rl.engines.hunger_show.tokens import (
     BEACH,
     CAMPSITE,
     CHICKEN,

@@ -9,10 +9,9 @@ import random
 import pytest
 from show_helpers import characters_for, held, make_game, play
 
-from hunger_rl.envs import hunger_show_v0
-from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
-from hunger_rl.envs.hunger_show.engine import ShowConfig, ShowGame
-from hunger_rl.envs.hunger_show.tokens import (
+from hunger_rl.engines.hunger_show.decisions import DefaultDecisions
+from hunger_rl.engines.hunger_show.engine import ShowConfig, ShowGame
+from hunger_rl.engines.hunger_show.tokens import (
     BEACH,
     CAMPSITE,
     CHICKEN,
@@ -22,6 +21,7 @@ from hunger_rl.envs.hunger_show.tokens import (
     RAFT,
     THIEF,
 )
+from hunger_rl.envs import hunger_show_v0
 
 
 # ------------------------------------------------------------------ events (S14)

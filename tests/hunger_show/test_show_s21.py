@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from show_helpers import characters_for, held, make_game, play, shrink_pile
 
+from hunger_rl.engines.hunger_show.decisions import DefaultDecisions
+from hunger_rl.engines.hunger_show.engine import DecisionError
+from hunger_rl.engines.hunger_show.tokens import BEACH, CAMPSITE, FRUIT, GUARD, RAFT, THIEF
+from hunger_rl.engines.validation import InvalidInputError
 from hunger_rl.envs import hunger_show_v0
-from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
-from hunger_rl.envs.hunger_show.engine import DecisionError
-from hunger_rl.envs.hunger_show.tokens import BEACH, CAMPSITE, FRUIT, GUARD, RAFT, THIEF
-from hunger_rl.envs.validation import InvalidInputError
 
 
 def test_s21a_a_campsite_guard_without_a_thief_draws_coconuts():

@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from hunger_rl.envs.hunger_show.batched.twister import (
+from hunger_rl.engines.hunger_show.batched.twister import (
     MT_ROW_SIZE,
     SEED_LANES,
     SEED_SCRATCH_SIZE,

@@ -3,9 +3,8 @@
 import numpy as np
 import pytest
 
-from hunger_rl.envs import hungry_v0
-from hunger_rl.envs.hungry.batched import BatchedHungry, observation_size, stream_deck
-from hunger_rl.envs.hungry.engine import (
+from hunger_rl.engines.hungry.batched import BatchedHungry, observation_size, stream_deck
+from hunger_rl.engines.hungry.engine import (
     ACTION_RESORT,
     NUM_RESORTS,
     TOTAL_PLAYS,
@@ -13,7 +12,8 @@ from hunger_rl.envs.hungry.engine import (
     IllegalActionError,
     score_resorts,
 )
-from hunger_rl.envs.rewards import r1_rewards
+from hunger_rl.engines.rewards import r1_rewards
+from hunger_rl.envs import hungry_v0
 from hunger_rl.policies.hungry_batched import BatchedPolicy, greedy_actions
 
 GAMES_PER_PLAYER_COUNT = 10_000

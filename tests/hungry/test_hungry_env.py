@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
+from hunger_rl.engines.hungry.engine import FULL_DECK, HungryState, IllegalActionError
+from hunger_rl.engines.validation import InvalidInputError
 from hunger_rl.envs import hungry_v0
-from hunger_rl.envs.hungry.engine import FULL_DECK, HungryState, IllegalActionError
-from hunger_rl.envs.validation import InvalidInputError
 
 PLAYER_COUNTS = [2, 3, 4]
 

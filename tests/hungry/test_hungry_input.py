@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hunger_rl.envs import hungry_v0
-from hunger_rl.envs.hungry.engine import FULL_DECK
-from hunger_rl.envs.validation import (
+from hunger_rl.engines.hungry.engine import FULL_DECK
+from hunger_rl.engines.validation import (
     ActionTypeError,
     IllegalActionError,
     InvalidInputError,
@@ -16,6 +15,7 @@ from hunger_rl.envs.validation import (
     InvalidValueError,
     NotResetError,
 )
+from hunger_rl.envs import hungry_v0
 
 
 def snapshot(env):

@@ -6,8 +6,7 @@ the first, the others are ``slow``."""
 import numpy as np
 import pytest
 
-from hunger_rl.envs import hungry_v0
-from hunger_rl.envs.hungry.engine import (
+from hunger_rl.engines.hungry.engine import (
     ACTION_RESORT,
     FULL_DECK,
     HOME,
@@ -20,6 +19,7 @@ from hunger_rl.envs.hungry.engine import (
     encode_action,
     score_resorts,
 )
+from hunger_rl.envs import hungry_v0
 
 GAMES_PER_PLAYER_COUNT = 1000
 CHUNKS = 4

@@ -2,8 +2,8 @@
 
 import pytest
 
-from hunger_rl.envs.hungry.engine import resort_places, score_resorts
-from hunger_rl.envs.rewards import r1_rewards
+from hunger_rl.engines.hungry.engine import resort_places, score_resorts
+from hunger_rl.engines.rewards import r1_rewards
 
 RED, BLUE = 0, 1
 

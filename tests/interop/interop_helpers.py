@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
+from hunger_rl.engines.hungry.engine import TOTAL_PLAYS
 
 # Smallest and largest player counts of each game.
 PLAYER_COUNTS = {"hungry": (2, 4), "hunger_show": (2, 6)}

@@ -17,8 +17,8 @@ import torch
 from interop_helpers import PLAYER_COUNTS, assert_zero_sum
 from pettingzoo.utils.conversions import aec_to_parallel
 
+from hunger_rl.engines.hungry.engine import TOTAL_PLAYS
 from hunger_rl.envs import hunger_show_v0
-from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
 from hunger_rl.training.interop import agilerl_infos, pettingzoo_env
 
 algorithms = pytest.importorskip("agilerl.algorithms")

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from interop_helpers import PLAYER_COUNTS, assert_zero_sum
 
+from hunger_rl.engines.hungry.engine import TOTAL_PLAYS
 from hunger_rl.envs import hunger_show_v0
-from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
 from hunger_rl.training.interop import pettingzoo_env
 
 ss = pytest.importorskip("supersuit")

@@ -10,8 +10,8 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel", reason="the openspiel extra is not installed")
 
 import hunger_rl.openspiel  # noqa: E402,F401 - registers the games
+from hunger_rl.engines.hunger_show.tokens import NUM_ACTIONS  # noqa: E402
 from hunger_rl.envs import hunger_show_v0, hungry_v0  # noqa: E402
-from hunger_rl.envs.hunger_show.tokens import NUM_ACTIONS  # noqa: E402
 
 GAMES_PER_COUNT = 200
 

@@ -10,8 +10,8 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel", reason="the openspiel extra is not installed")
 
 import hunger_rl.openspiel  # noqa: E402,F401 - registers the games
-from hunger_rl.envs.hungry.engine import NUM_CARD_TYPES  # noqa: E402
-from hunger_rl.envs.validation import IllegalActionError, InvalidValueError  # noqa: E402
+from hunger_rl.engines.hungry.engine import NUM_CARD_TYPES  # noqa: E402
+from hunger_rl.engines.validation import IllegalActionError, InvalidValueError  # noqa: E402
 
 GameType = pyspiel.GameType
 

@@ -7,8 +7,8 @@ import builtins
 import numpy as np
 import pytest
 
+from hunger_rl.engines.hungry.view import public_view
 from hunger_rl.envs import hunger_show_v0, hungry_v0
-from hunger_rl.envs.hungry.view import public_view
 from hunger_rl.policies.registry import make_policy
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from hunger_rl.envs.hungry.batched import BatchedHungry
+from hunger_rl.engines.hungry.batched import BatchedHungry
 from hunger_rl.policies.hungry import ExpertHungryPolicy, ForecastHungryPolicy
 from hunger_rl.policies.hungry_batched import (
     BatchedPolicy,

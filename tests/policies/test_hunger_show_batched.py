@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hunger_rl.envs.hunger_show.batched import BatchedShow
+from hunger_rl.engines.hunger_show.batched import BatchedShow
 from hunger_rl.envs.hunger_show.env import legal_mask
 from hunger_rl.policies import hunger_show
 from hunger_rl.policies.hunger_show_batched import (

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
+from hunger_rl.engines.hungry.batched import FIRST, HANDS, ORDER, SECOND, TOTALS
+from hunger_rl.engines.hungry.engine import DECK_SIZE, NUM_CARD_TYPES, NUM_RESORTS, TOTAL_PLAYS
+from hunger_rl.engines.hungry.view import public_view
 from hunger_rl.envs import hungry_v0
-from hunger_rl.envs.hungry.batched import FIRST, HANDS, ORDER, SECOND, TOTALS
-from hunger_rl.envs.hungry.engine import DECK_SIZE, NUM_CARD_TYPES, NUM_RESORTS, TOTAL_PLAYS
-from hunger_rl.envs.hungry.view import public_view
 from hunger_rl.policies import hungry_search
 from hunger_rl.policies.hungry import ExpertHungryPolicy, Outlook
 from hunger_rl.policies.hungry_batched import forecast_action, forecast_scratch

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
+from hunger_rl.engines.hungry.batched import BatchedHungry
+from hunger_rl.engines.hungry.engine import FULL_DECK, NUM_STARS, action_resort
+from hunger_rl.engines.hungry.view import HungryView, public_view
 from hunger_rl.envs import hunger_show_v0, hungry_v0
-from hunger_rl.envs.hungry.batched import BatchedHungry
-from hunger_rl.envs.hungry.engine import FULL_DECK, NUM_STARS, action_resort
-from hunger_rl.envs.hungry.view import HungryView, public_view
 from hunger_rl.policies.hunger_show import ShowView, crowd_values, recent_habits
 from hunger_rl.policies.hungry import GreedyHungryPolicy
 from hunger_rl.policies.hungry_batched import BatchedPolicy, greedy_actions

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import torch
 
+from hunger_rl.engines.hungry.batched import BatchedHungry
 from hunger_rl.envs import hunger_show_v0
-from hunger_rl.envs.hungry.batched import BatchedHungry
 from hunger_rl.policies import hunger_show
 from hunger_rl.policies.hungry_batched import BatchedPolicy
 from hunger_rl.policies.learned import (

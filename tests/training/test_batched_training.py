@@ -5,15 +5,15 @@ import json
 import numpy as np
 import pytest
 
-from hunger_rl.envs.hungry.batched import BatchedHungry
-from hunger_rl.envs.hungry.engine import (
+from hunger_rl.engines.hungry.batched import BatchedHungry
+from hunger_rl.engines.hungry.engine import (
     ACTION_RESORT,
     NUM_ACTIONS,
     NUM_RESORTS,
     resort_places,
     totals_from_places,
 )
-from hunger_rl.envs.hungry.view import HungryView
+from hunger_rl.engines.hungry.view import HungryView
 from hunger_rl.policies.hungry import RESORT_CARDS
 from hunger_rl.policies.hungry_batched import (
     FORECAST_DETAILS,

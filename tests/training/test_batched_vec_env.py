@@ -6,9 +6,9 @@ from ppo_probe import assert_one_update_learns
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
 
-from hunger_rl.envs.hungry.batched import BatchedHungry
-from hunger_rl.envs.hungry.engine import TOTAL_PLAYS
-from hunger_rl.envs.rewards import r1_rewards
+from hunger_rl.engines.hungry.batched import BatchedHungry
+from hunger_rl.engines.hungry.engine import TOTAL_PLAYS
+from hunger_rl.engines.rewards import r1_rewards
 from hunger_rl.policies.hungry_batched import BatchedPolicy
 from hunger_rl.training.batched_vec_env import BatchedHungryVecEnv
 

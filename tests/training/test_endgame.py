@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 import torch
 
-from hunger_rl.envs.hungry.engine import HAND_SIZE, NUM_ACTIONS, action_resort
-from hunger_rl.envs.hungry.observation import observation_layout
-from hunger_rl.envs.hungry.view import HungryView
+from hunger_rl.engines.hungry.engine import HAND_SIZE, NUM_ACTIONS, action_resort
+from hunger_rl.engines.hungry.observation import observation_layout
+from hunger_rl.engines.hungry.view import HungryView
 from hunger_rl.policies.hungry import RESORT_CARDS
 from hunger_rl.policies.learned import (
     PolicyMetadata,

@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from hunger_rl.arena.matches import play_games
-from hunger_rl.envs.hunger_show.full_decisions import NUM_FULL_ACTIONS, NUM_PICKS
+from hunger_rl.engines.hunger_show.full_decisions import NUM_FULL_ACTIONS, NUM_PICKS
 from hunger_rl.policies.learned import load_policy
 from hunger_rl.training.config import config_from_dict
 from hunger_rl.training.single_agent import make_single_agent_env

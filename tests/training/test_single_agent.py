@@ -7,8 +7,8 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+from hunger_rl.engines.rewards import r1_reward
 from hunger_rl.envs.hungry_v0 import observation_layout
-from hunger_rl.envs.rewards import r1_reward
 from hunger_rl.training.single_agent import make_single_agent_env
 
 VIEWS = [("hungry", 2), ("hungry", 4), ("hunger_show", 2), ("hunger_show", 4)]

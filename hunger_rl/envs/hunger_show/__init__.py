@@ -1,1 +1,1 @@
-"""HUNGER: The Show: rules engine (``engine``), decision objects (``decisions``), environment."""
+"""HUNGER: The Show's PettingZoo environments (`env`, the full-decision `full_env`) and renderer."""

@@ -17,13 +17,13 @@ from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
-from hunger_rl.envs.hunger_show.engine import (
+from hunger_rl.engines.hunger_show.engine import (
     PLAYER_LABELS,
     SETUP_KEYS,
     ShowConfig,
     ShowGame,
 )
-from hunger_rl.envs.hunger_show.observation import (
+from hunger_rl.engines.hunger_show.observation import (
     NUM_CHOICES,
     OBSERVATION_HIGH,
     REWARD_MODES,
@@ -37,14 +37,12 @@ from hunger_rl.envs.hunger_show.observation import (
     state_layout,
     state_vector,
 )
-from hunger_rl.envs.hunger_show.render import render_text
-from hunger_rl.envs.hunger_show.tokens import (
+from hunger_rl.engines.hunger_show.tokens import (
     LOCATION_NAMES,
     NUM_ACTIONS,
 )
-from hunger_rl.envs.rendering import text_to_rgb
-from hunger_rl.envs.rewards import r1_reward
-from hunger_rl.envs.validation import (
+from hunger_rl.engines.rewards import r1_reward
+from hunger_rl.engines.validation import (
     ILLEGAL_ACTION_MODES,
     ActionTypeError,
     IllegalActionError,
@@ -56,6 +54,8 @@ from hunger_rl.envs.validation import (
     describe,
     split_options,
 )
+from hunger_rl.envs.hunger_show.render import render_text
+from hunger_rl.envs.rendering import text_to_rgb
 
 # Where the legal actions travel: in a Dict observation (PettingZoo's classic envs) or in
 # ``info["action_mask"]`` beside a flat Box observation (AgileRL, SuperSuit's Box-only wrappers).

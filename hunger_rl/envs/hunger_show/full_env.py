@@ -15,22 +15,22 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from hunger_rl.envs.hunger_show.engine import PLAYER_LABELS
-from hunger_rl.envs.hunger_show.env import ShowParallelEnv, departed_agent_step
-from hunger_rl.envs.hunger_show.full_decisions import (
+from hunger_rl.engines.hunger_show.engine import PLAYER_LABELS
+from hunger_rl.engines.hunger_show.full_decisions import (
     NUM_FULL_ACTIONS,
     STEP_KINDS,
     rule_action,
     token_class,
 )
-from hunger_rl.envs.hunger_show.observation import OBSERVATION_HIGH, full_observation_layout
-from hunger_rl.envs.hunger_show.tokens import NUM_ACTIONS
-from hunger_rl.envs.validation import (
+from hunger_rl.engines.hunger_show.observation import OBSERVATION_HIGH, full_observation_layout
+from hunger_rl.engines.hunger_show.tokens import NUM_ACTIONS
+from hunger_rl.engines.validation import (
     IllegalActionError,
     InvalidValueError,
     check_action,
     describe,
 )
+from hunger_rl.envs.hunger_show.env import ShowParallelEnv, departed_agent_step
 
 
 class ShowFullDecisionEnv(AECEnv):

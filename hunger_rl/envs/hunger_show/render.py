@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hunger_rl.envs.hunger_show.engine import PLAYER_LABELS, ShowGame, day_log_text
-from hunger_rl.envs.hunger_show.tokens import CATEGORY_NAMES, LOCATION_NAMES, PILE_SIZES
+from hunger_rl.engines.hunger_show.engine import PLAYER_LABELS, ShowGame, day_log_text
+from hunger_rl.engines.hunger_show.tokens import CATEGORY_NAMES, LOCATION_NAMES, PILE_SIZES
 
 
 def render_text(game: ShowGame, last_log: Mapping[str, Any] | None) -> str:

@@ -1,1 +1,1 @@
-"""Hungry: the rules engine (``engine``), the PettingZoo environment (``env``) and renderers."""
+"""Hungry's PettingZoo environment (`env`) and renderer (`render`)."""

@@ -6,15 +6,14 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from hunger_rl.envs.hungry import render
-from hunger_rl.envs.hungry.engine import (
+from hunger_rl.engines.hungry.engine import (
     NUM_ACTIONS,
     TIED_SECOND_RULES,
     HungryState,
     check_num_players,
     validate_deck,
 )
-from hunger_rl.envs.hungry.observation import (
+from hunger_rl.engines.hungry.observation import (
     REWARD_MODES,
     SCORE_SCALE,
     observation_high,
@@ -24,8 +23,8 @@ from hunger_rl.envs.hungry.observation import (
     state_layout,
     state_vector,
 )
-from hunger_rl.envs.rewards import r1_rewards, win_shares
-from hunger_rl.envs.validation import (
+from hunger_rl.engines.rewards import r1_rewards, win_shares
+from hunger_rl.engines.validation import (
     IllegalActionError,
     InvalidValueError,
     NotResetError,
@@ -35,6 +34,7 @@ from hunger_rl.envs.validation import (
     key_path,
     split_options,
 )
+from hunger_rl.envs.hungry import render
 
 # Where the legal actions travel: in a Dict observation (PettingZoo's classic envs) or in
 # ``info["action_mask"]`` beside a flat Box observation (AgileRL, SuperSuit's Box-only wrappers).

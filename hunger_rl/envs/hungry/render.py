@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hunger_rl.envs.hungry.engine import NUM_RESORTS, TOTAL_PLAYS, HungryState, resort_name
+from hunger_rl.engines.hungry.engine import NUM_RESORTS, TOTAL_PLAYS, HungryState, resort_name
 from hunger_rl.envs.rendering import text_to_rgb
 
 _MOVER = (255, 236, 179)

@@ -33,9 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from hunger_rl.envs import load_game
-from hunger_rl.envs.hunger_show.observation import NUM_CHOICES as SHOW_CHOICES
-from hunger_rl.envs.hungry.engine import (
+from hunger_rl.engines.hunger_show.observation import NUM_CHOICES as SHOW_CHOICES
+from hunger_rl.engines.hungry.engine import (
     ACTION_RESORT,
     NUM_ACTIONS,
     NUM_RESORTS,
@@ -43,7 +42,8 @@ from hunger_rl.envs.hungry.engine import (
     SECOND_PLACE_POINTS,
     TWO_HOMES_BONUS,
 )
-from hunger_rl.envs.hungry.observation import observation_layout
+from hunger_rl.engines.hungry.observation import observation_layout
+from hunger_rl.envs import load_game
 from hunger_rl.policies.hunger_show_batched import crowd_features
 from hunger_rl.policies.hungry import RESORT_CARDS
 from hunger_rl.policies.hungry_batched import (

@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from hunger_rl.envs.hungry.engine import ACTION_RESORT, NUM_ACTIONS, NUM_STARS
-from hunger_rl.envs.hungry.observation import observation_layout
+from hunger_rl.engines.hungry.engine import ACTION_RESORT, NUM_ACTIONS, NUM_STARS
+from hunger_rl.engines.hungry.observation import observation_layout
 from hunger_rl.policies.hungry import RESORT_CARDS
 from hunger_rl.policies.hungry_batched import FIRST_POINTS
 from hunger_rl.policies.models.encoders import ACTION_TO_RESORT, HUNGRY_FEATURE_SCALE

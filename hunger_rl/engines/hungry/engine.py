@@ -18,7 +18,7 @@ from functools import cache
 
 import numpy as np
 
-from hunger_rl.envs.validation import (
+from hunger_rl.engines.validation import (
     IllegalActionError,
     InvalidTypeError,
     InvalidValueError,

@@ -1,7 +1,7 @@
 """Batched HUNGER: The Show: B shows of the same options held in arrays, stepped with one call.
 
-The rules are those of :mod:`hunger_rl.envs.hunger_show.engine` with the default decisions of
-S19/S21 (:class:`~hunger_rl.envs.hunger_show.decisions.DefaultDecisions`), re-implemented as
+The rules are those of :mod:`hunger_rl.engines.hunger_show.engine` with the default decisions of
+S19/S21 (:class:`~hunger_rl.engines.hunger_show.decisions.DefaultDecisions`), re-implemented as
 compiled per-show loops (numba). Observations, action masks, action encoding, rewards,
 eliminations, end conditions and rankings are exactly those of ``hunger_show_v0``.
 
@@ -21,14 +21,14 @@ The modules, by role: ``layout`` (the tables, a show's row and the day's scratch
 ``day``, ``observe`` and ``batch`` (:class:`BatchedShow` and its loops over the shows).
 """
 
-from hunger_rl.envs.hunger_show.batched.batch import (
+from hunger_rl.engines.hunger_show.batched.batch import (
     PREFETCH_FROM,
     BatchedShow,
     StepOutputs,
     observation_size,
 )
-from hunger_rl.envs.hunger_show.batched.deal import stream_seed
-from hunger_rl.envs.hunger_show.batched.layout import END_CONDITIONS, MAX_PLAYERS
+from hunger_rl.engines.hunger_show.batched.deal import stream_seed
+from hunger_rl.engines.hunger_show.batched.layout import END_CONDITIONS, MAX_PLAYERS
 
 __all__ = ["END_CONDITIONS", "MAX_PLAYERS", "PREFETCH_FROM", "BatchedShow", "StepOutputs",
            "observation_size", "stream_seed"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hunger_rl.envs.compiled import jit
-from hunger_rl.envs.hunger_show.batched.layout import (
+from hunger_rl.engines.compiled import jit
+from hunger_rl.engines.hunger_show.batched.layout import (
     ALIVE,
     CHARACTER,
     DAY,
@@ -26,7 +26,7 @@ from hunger_rl.envs.hunger_show.batched.layout import (
     STACK_N,
     VALUE,
 )
-from hunger_rl.envs.hunger_show.observation import (
+from hunger_rl.engines.hunger_show.observation import (
     KNOWN_FIELDS,
     NUM_CHOICES,
     OWN_WIDTH,

@@ -1,6 +1,6 @@
 """Batched Hungry: B games of the same player count held in arrays, stepped with one call.
 
-The rules are those of :mod:`hunger_rl.envs.hungry.engine` (H1-H9), re-implemented as compiled
+The rules are those of :mod:`hunger_rl.engines.hungry.engine` (H1-H9), re-implemented as compiled
 per-game loops (numba) so that a whole batch steps without a Python call per game. Observations,
 action masks, action encoding and rewards are exactly those of ``hungry_v0``; a differential test
 replays the batch's games through the reference engine and environment.
@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from hunger_rl.envs.compiled import (
+from hunger_rl.engines.compiled import (
     MAX_SEED,
     check_seeds,
     jit,
@@ -47,7 +47,7 @@ from hunger_rl.envs.compiled import (
     splitmix_key,
     spread_seeds,
 )
-from hunger_rl.envs.hungry.engine import (
+from hunger_rl.engines.hungry.engine import (
     ACTION_RESORT,
     COPIES_PER_TYPE,
     DECK_SIZE,
@@ -68,8 +68,8 @@ from hunger_rl.envs.hungry.engine import (
     check_num_players,
     describe_action,
 )
-from hunger_rl.envs.hungry.observation import REWARD_MODES, SCORE_SCALE, observation_layout
-from hunger_rl.envs.validation import (
+from hunger_rl.engines.hungry.observation import REWARD_MODES, SCORE_SCALE, observation_layout
+from hunger_rl.engines.validation import (
     IllegalActionError,
     InvalidValueError,
     NotResetError,
@@ -565,7 +565,7 @@ class BatchedHungry:
         """Deal every game: game b as ``hungry_v0`` after ``reset(seed=seeds[b])``.
 
         ``seeds``: one per game, in 0 .. MAX_SEED; or else ``seed`` spread into one per game
-        (:func:`~hunger_rl.envs.compiled.spread_seeds`; fresh entropy when None), not both.
+        (:func:`~hunger_rl.engines.compiled.spread_seeds`; fresh entropy when None), not both.
         Each slot's later games come from its stream (module docstring).
         """
         if seeds is None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from hunger_rl.envs.compiled import at, jit
-from hunger_rl.envs.hunger_show.batched.decisions import gift, ninja_hide, supper, take
-from hunger_rl.envs.hunger_show.batched.holdings import (
+from hunger_rl.engines.compiled import at, jit
+from hunger_rl.engines.hunger_show.batched.decisions import gift, ninja_hide, supper, take
+from hunger_rl.engines.hunger_show.batched.holdings import (
     append,
     holding,
     playing_order,
@@ -18,7 +18,7 @@ from hunger_rl.envs.hunger_show.batched.holdings import (
     sets_units,
     transfer,
 )
-from hunger_rl.envs.hunger_show.batched.layout import (
+from hunger_rl.engines.hunger_show.batched.layout import (
     ALIVE,
     ARNOLD,
     CAMPSITE_GIVERS,
@@ -73,7 +73,7 @@ from hunger_rl.envs.hunger_show.batched.layout import (
     THIEF,
     VALUE,
 )
-from hunger_rl.envs.hunger_show.tokens import NUM_ACTIONS
+from hunger_rl.engines.hunger_show.tokens import NUM_ACTIONS
 
 
 @jit

@@ -16,9 +16,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from hunger_rl.envs.hunger_show.engine import ShowGame, num_locations
-from hunger_rl.envs.hunger_show.full_decisions import NUM_TOKEN_CLASSES, STEP_KINDS
-from hunger_rl.envs.hunger_show.tokens import (
+from hunger_rl.engines.hunger_show.engine import ShowGame, num_locations
+from hunger_rl.engines.hunger_show.full_decisions import NUM_TOKEN_CLASSES, STEP_KINDS
+from hunger_rl.engines.hunger_show.tokens import (
     ACTION_NAMES,
     CALM,
     CAN,

@@ -16,9 +16,9 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from hunger_rl.envs.hunger_show.decisions import DefaultDecisions
-from hunger_rl.envs.hunger_show.full_decisions import PendingChoice, decision_steps
-from hunger_rl.envs.hunger_show.tokens import (
+from hunger_rl.engines.hunger_show.decisions import DefaultDecisions
+from hunger_rl.engines.hunger_show.full_decisions import PendingChoice, decision_steps
+from hunger_rl.engines.hunger_show.tokens import (
     ACTION_NAMES,
     BEACH,
     CAMPSITE,
@@ -48,7 +48,7 @@ from hunger_rl.envs.hunger_show.tokens import (
     token_spec,
     token_table,
 )
-from hunger_rl.envs.validation import (
+from hunger_rl.engines.validation import (
     InvalidTypeError,
     InvalidValueError,
     check_bool,

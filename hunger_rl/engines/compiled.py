@@ -11,7 +11,7 @@
 - SplitMix64 streams, one uint64 state per slot: :func:`splitmix_next`, :func:`random_below`,
   :func:`random_uniform`, :func:`splitmix_key`.
 - :func:`at`, unsigned indexing, and :func:`prefetch_for_write`, a cache hint.
-- :func:`r1_reward`, the reward of ruling R1, compiled from ``envs.rewards``.
+- :func:`r1_reward`, the reward of ruling R1, compiled from ``engines.rewards``.
 
 Integers passed to compiled helpers are int64, never narrow reads of an array nor bare Python
 constants: numba compiles a function once per argument type, and once more per literal value.
@@ -27,8 +27,8 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from hunger_rl.envs.rewards import r1_reward as _r1_reward_python
-from hunger_rl.envs.validation import InvalidTypeError, InvalidValueError, check_seed
+from hunger_rl.engines.rewards import r1_reward as _r1_reward_python
+from hunger_rl.engines.validation import InvalidTypeError, InvalidValueError, check_seed
 
 jit = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
 jit_allocating = numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -60,7 +60,7 @@ def check_seeds(seeds: Any, count: int) -> np.ndarray:
     return array.astype(np.int64)
 
 
-# R1 (``envs.rewards.r1_reward``) compiled from the same source, for both batched engines.
+# R1 (``engines.rewards.r1_reward``) compiled from the same source, for both batched engines.
 r1_reward = jit(_r1_reward_python)
 
 

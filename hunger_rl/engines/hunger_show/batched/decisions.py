@@ -1,4 +1,4 @@
-"""The default decisions of S19 and S21 (:class:`~hunger_rl.envs.hunger_show.decisions.
+"""The default decisions of S19 and S21 (:class:`~hunger_rl.engines.hunger_show.decisions.
 DefaultDecisions`), compiled: which token to take, which to give, what a Ninja hides, what a
 player eats at supper.
 """
@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from hunger_rl.envs.compiled import jit
-from hunger_rl.envs.hunger_show.batched.holdings import holding, raft_sets_units, sets_units
-from hunger_rl.envs.hunger_show.batched.layout import (
+from hunger_rl.engines.compiled import jit
+from hunger_rl.engines.hunger_show.batched.holdings import holding, raft_sets_units, sets_units
+from hunger_rl.engines.hunger_show.batched.layout import (
     CAN,
     CATEGORY,
     CHICKEN,
@@ -26,8 +26,8 @@ from hunger_rl.envs.hunger_show.batched.layout import (
     ROPE,
     VALUE,
 )
-from hunger_rl.envs.hunger_show.batched.twister import randbelow
-from hunger_rl.envs.hunger_show.decisions import SUPPER_PATTERNS
+from hunger_rl.engines.hunger_show.batched.twister import randbelow
+from hunger_rl.engines.hunger_show.decisions import SUPPER_PATTERNS
 
 # S19 orders as ranks by category.
 _TAKE_ORDER = np.array([RAFT, CHICKEN, FRUIT, CAN, COCONUT], np.int64)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros
 
-from hunger_rl.envs.compiled import jit
+from hunger_rl.engines.compiled import jit
 
 MT_N = 624
 MT_ROW_SIZE = MT_N + 1  # a show's state words, then its position word

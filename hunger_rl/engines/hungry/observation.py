@@ -11,7 +11,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from hunger_rl.envs.hungry.engine import (
+from hunger_rl.engines.hungry.engine import (
     COPIES_PER_TYPE,
     HAND_SIZE,
     NUM_ACTIONS,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hunger_rl.envs.compiled import at, jit
-from hunger_rl.envs.hunger_show.batched.layout import (
+from hunger_rl.engines.compiled import at, jit
+from hunger_rl.engines.hunger_show.batched.layout import (
     ALIVE,
     FOOD,
     HOLD,

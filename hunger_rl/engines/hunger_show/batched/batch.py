@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from hunger_rl.envs.compiled import (
+from hunger_rl.engines.compiled import (
     check_seeds,
     jit,
     jit_allocating,
@@ -16,10 +16,10 @@ from hunger_rl.envs.compiled import (
     r1_reward,
     spread_seeds,
 )
-from hunger_rl.envs.hunger_show.batched.day import play_day
-from hunger_rl.envs.hunger_show.batched.deal import deal_seeded, slot_seed
-from hunger_rl.envs.hunger_show.batched.holdings import ranking_key
-from hunger_rl.envs.hunger_show.batched.layout import (
+from hunger_rl.engines.hunger_show.batched.day import play_day
+from hunger_rl.engines.hunger_show.batched.deal import deal_seeded, slot_seed
+from hunger_rl.engines.hunger_show.batched.holdings import ranking_key
+from hunger_rl.engines.hunger_show.batched.layout import (
     ALIVE,
     DAY,
     HOLD,
@@ -33,23 +33,23 @@ from hunger_rl.envs.hunger_show.batched.layout import (
     TOKENS_SIZE,
     WORK_SIZE,
 )
-from hunger_rl.envs.hunger_show.batched.observe import observe
-from hunger_rl.envs.hunger_show.batched.twister import (
+from hunger_rl.engines.hunger_show.batched.observe import observe
+from hunger_rl.engines.hunger_show.batched.twister import (
     MT_ROW_SIZE,
     SEED_SCRATCH_SIZE,
     mt_position,
     mt_seed_many,
 )
-from hunger_rl.envs.hunger_show.engine import ShowConfig
-from hunger_rl.envs.hunger_show.observation import (
+from hunger_rl.engines.hunger_show.engine import ShowConfig
+from hunger_rl.engines.hunger_show.observation import (
     NUM_CHOICES,
     REWARD_MODES,
     SHAPING_WEIGHT,
     legal_mask,
     observation_tables,
 )
-from hunger_rl.envs.hunger_show.tokens import NUM_ACTIONS
-from hunger_rl.envs.validation import (
+from hunger_rl.engines.hunger_show.tokens import NUM_ACTIONS
+from hunger_rl.engines.validation import (
     IllegalActionError,
     InvalidValueError,
     NotResetError,
@@ -306,7 +306,7 @@ class BatchedShow:
         """Deal every show: show b as ``hunger_show_v0`` after ``reset(seed=seeds[b])``.
 
         ``seeds``: one per show, in 0 .. MAX_SEED; or else ``seed`` spread into one per show
-        (:func:`~hunger_rl.envs.compiled.spread_seeds`; fresh entropy when None), not both.
+        (:func:`~hunger_rl.engines.compiled.spread_seeds`; fresh entropy when None), not both.
         """
         if seeds is None:
             seeds = spread_seeds(seed, self.batch_size)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hunger_rl.envs.hunger_show.tokens import (
+from hunger_rl.engines.hunger_show.tokens import (
     CHARACTERS,
     EVENT_CARD_NAMES,
     PILE_EVENTS,

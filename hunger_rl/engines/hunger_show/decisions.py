@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from hunger_rl.envs.hunger_show.tokens import (
+from hunger_rl.engines.hunger_show.tokens import (
     CAN,
     CHICKEN,
     COCONUT,
@@ -29,7 +29,7 @@ from hunger_rl.envs.hunger_show.tokens import (
 )
 
 if TYPE_CHECKING:
-    from hunger_rl.envs.hunger_show.engine import ShowGame
+    from hunger_rl.engines.hunger_show.engine import ShowGame
 
 # S19: takers prefer raft, then chicken, fruit, can, coconut.
 TAKE_ORDER = (RAFT, CHICKEN, FRUIT, CAN, COCONUT)

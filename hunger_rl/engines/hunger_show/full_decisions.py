@@ -41,12 +41,12 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hunger_rl.envs.hunger_show.decisions import (
+from hunger_rl.engines.hunger_show.decisions import (
     DefaultDecisions,
     campsite_victims,
     take_preference,
 )
-from hunger_rl.envs.hunger_show.tokens import (
+from hunger_rl.engines.hunger_show.tokens import (
     ACTION_NAMES,
     CAN,
     CATEGORY_NAMES,
@@ -63,7 +63,7 @@ from hunger_rl.envs.hunger_show.tokens import (
 )
 
 if TYPE_CHECKING:
-    from hunger_rl.envs.hunger_show.engine import Ask, ShowGame
+    from hunger_rl.engines.hunger_show.engine import Ask, ShowGame
 
 # Token classes a chooser tells apart when it knows the value: (category, raft kind, value).
 TOKEN_CLASSES = (

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hunger_rl.envs.hungry.engine import (
+from hunger_rl.engines.hungry.engine import (
     ACTION_RESORT,
     NUM_ACTIONS,
     NUM_CARD_TYPES,
@@ -25,7 +25,7 @@ from hunger_rl.envs.hungry.engine import (
     score_resorts,
     totals_from_places,
 )
-from hunger_rl.envs.hungry.observation import observation_layout
+from hunger_rl.engines.hungry.observation import observation_layout
 
 # OBS_BASE + OBS_PER_PLAYER * N is the observation length for N players.
 OBS_BASE = 2 * NUM_CARD_TYPES + 1

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hunger_rl.envs.compiled import GOLDEN_GAMMA, MAX_SEED, jit
-from hunger_rl.envs.hunger_show.batched.layout import (
+from hunger_rl.engines.compiled import GOLDEN_GAMMA, MAX_SEED, jit
+from hunger_rl.engines.hunger_show.batched.layout import (
     ALIVE,
     CALM_CARD,
     CATEGORY,
@@ -36,7 +36,7 @@ from hunger_rl.envs.hunger_show.batched.layout import (
     STACK_N,
     UNPLEASANT,
 )
-from hunger_rl.envs.hunger_show.batched.twister import randbelow, sample_from_pool, shuffle
+from hunger_rl.engines.hunger_show.batched.twister import randbelow, sample_from_pool, shuffle
 
 _SEED_MASK = np.uint64(MAX_SEED)
 

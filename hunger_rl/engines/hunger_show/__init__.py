@@ -1,0 +1,1 @@
+"""HUNGER: The Show: rules (`engine`), tokens, decision objects, observations, batched engine."""

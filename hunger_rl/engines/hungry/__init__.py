@@ -1,0 +1,1 @@
+"""Hungry: the rules (`engine`), observation layout, public view (`view`), batched engine."""
