@@ -70,6 +70,9 @@ PILE_LABELS = tuple(
     for loc in range(4)
 )
 STACK_LABEL, OUT_LABEL = "coconuts", "out"
+# A pick (location, action) as the day's log names it.
+PICK_NAMES = {(location, action): (LOCATION_NAMES[location], ACTION_NAMES[action])
+              for location in range(len(LOCATION_NAMES)) for action in range(NUM_ACTIONS)}
 
 
 class Ask(NamedTuple):
@@ -568,10 +571,13 @@ class ShowGame:
         self.known[token] |= 1 << receiver  # S18: the receiver handles the token
         self._log(token, PLAYER_LABELS[giver], PLAYER_LABELS[receiver], reason)
 
-    def _discard(self, token: int, player: int, reason: str) -> None:
-        self.holdings[player].remove(token)
-        self.out.append(token)
-        self._log(token, PLAYER_LABELS[player], OUT_LABEL, reason)
+    def _discard(self, tokens: Sequence[int], player: int, reason: str) -> None:
+        """Move ``tokens`` from ``player``'s holding to the box, in turn (a meal, a holding)."""
+        holding, out, source = self.holdings[player], self.out, PLAYER_LABELS[player]
+        for token in tokens:
+            holding.remove(token)
+            out.append(token)
+            self._log(token, source, OUT_LABEL, reason)
 
     def _draw_coconuts(self, players: Sequence[int], each: int) -> None:
         """Coconut draws in playing order; a short stack gives what is left (S13, S20)."""
@@ -614,10 +620,11 @@ class ShowGame:
     def _answer(self, ask: Ask) -> Any:
         """A choice of the asked player's decision object (S19). An exception inside it becomes
         a DecisionError naming it; the day is then undone (S21j)."""
+        player, method, args = ask
         try:
-            return getattr(self.decisions[ask.player], ask.method)(self, ask.player, *ask.args)
+            return getattr(self.decisions[player], method)(self, player, *args)
         except Exception as error:
-            raise DecisionError(f"player_{ask.player}'s {ask.method}() raised "
+            raise DecisionError(f"player_{player}'s {method}() raised "
                                 f"{type(error).__name__}: {error}") from error
 
     def _take_one(self, taker: int, candidates: list[int]) -> Resolution:
@@ -801,7 +808,7 @@ class ShowGame:
                         break
                     token = yield from self._take_one(remover, list(self.holdings[victim]))
                     self.known[token] |= 1 << remover  # the remover handles the token (S21g)
-                    self._discard(token, victim, "rat_plague")
+                    self._discard((token,), victim, "rat_plague")
         return card
 
     def _supper(self, order: list[int]) -> Resolution:
@@ -822,7 +829,7 @@ class ShowGame:
             payments[PLAYER_LABELS[p]] = [(CATEGORY_NAMES[category[t]], value[t]) for t in meal]
             for token in meal:
                 known[token] = everyone  # payments are public, values too (S18, S21h)
-                self._discard(token, p, "supper")
+            self._discard(meal, p, "supper")
         return payments, starving
 
     def _finish(self, condition: str, ranked: dict[int, tuple[int, int, int]]) -> None:
@@ -842,10 +849,16 @@ class ShowGame:
         every seat decides by ``DefaultDecisions`` itself (the S19 rules, whose answers are
         legal by construction), nothing can be refused and the day takes no snapshot.
         """
-        choices = self._checked_picks(choices)
+        return self.play_checked_day(self._checked_picks(choices))
+
+    def play_checked_day(self, picks: list[tuple[int, int] | None]) -> dict[str, Any]:
+        """``play_day`` for picks the caller has checked as ``play_day`` does, on a game that is
+        not over and has no pending choice: a fresh list of an ``(int, int)`` pair per living
+        seat (a location in play, an action) and None per eliminated seat. The env checks
+        every action against its mask before it steps; checking again cost 2% of a day."""
         saved = None if self._rules_decide else self._open_day()
         try:
-            day, answer = self._resolve_day(choices), None
+            day, answer = self._resolve_day(picks), None
             while True:
                 answer = self._answer(day.send(answer))
         except StopIteration as finished:
@@ -935,8 +948,7 @@ class ShowGame:
             "day": self.day,
             "leader": PLAYER_LABELS[self.leader],
             "order": [PLAYER_LABELS[p] for p in order],
-            "choices": {PLAYER_LABELS[p]: (LOCATION_NAMES[choices[p][0]],
-                                           ACTION_NAMES[choices[p][1]]) for p in order},
+            "choices": {PLAYER_LABELS[p]: PICK_NAMES[choices[p]] for p in order},
             "moves": moves,
             "event": None,
             "supper": {},
@@ -961,8 +973,7 @@ class ShowGame:
             before = {p: self.ranking_key(p) for p in starving}
             for p in starving:
                 self.alive[p] = False
-                for token in list(self.holdings[p]):
-                    self._discard(token, p, "eliminated")
+                self._discard(list(self.holdings[p]), p, "eliminated")
             log["eliminated"] = [PLAYER_LABELS[p] for p in starving]
             survivors = self.living()
             if not survivors:
