@@ -125,6 +125,10 @@ def legal_mask(num_players: int) -> np.ndarray:
     return mask
 
 
+# The observation buffer's element, as an ``array`` of one zero and as a NumPy dtype (given
+# as a dtype object, ``np.frombuffer`` skips converting the type at each call).
+FLOAT32_ZERO = array("f", [0.0])
+FLOAT32 = np.dtype(np.float32)
 # Column of each character (None: no character) in a seat's character block.
 CHARACTER_COLUMN = {None: 0} | {name: 1 + i for i, name in enumerate(CHARACTERS)}
 
@@ -214,7 +218,7 @@ def observation_buffer(game: ShowGame, tables: ObservationTables,
     # Written in a float32 ``array`` that NumPy then wraps without a copy: a Python list would
     # have to be converted element by element, which cost more than writing it (every entry is
     # a small integer, exact in float32).
-    flat = array("f", bytes(4 * tables.buffer_size))
+    flat = FLOAT32_ZERO * tables.buffer_size
     own_base, counts_base, known_base = o["own"], o["counts"], o["known"]
     for holder, holding in enumerate(game.holdings):
         own = own_base + OWN_WIDTH * holder
@@ -257,7 +261,7 @@ def observation_buffer(game: ShowGame, tables: ObservationTables,
     flat[shared + 11] = len(game.deck)
     if last_event is not None:
         flat[shared + 12 + tables.event_index[last_event]] = 1
-    return np.frombuffer(flat, dtype=np.float32)
+    return np.frombuffer(flat, FLOAT32)
 
 
 # The state vector: the observation buffer's blocks by absolute seat, under these names ...
