@@ -104,6 +104,12 @@ def num_locations(num_players: int) -> int:
     return 2 + (num_players >= 3) + (num_players >= 5)
 
 
+@lru_cache(maxsize=64)
+def seats_from(first: int, num_players: int) -> tuple[int, ...]:
+    """Every seat from ``first`` round to its left: ``first``, ``first + 1``, ... mod N."""
+    return (*range(first, num_players), *range(first))
+
+
 def shuffle_as_random(rng: random.Random, items: list) -> None:
     """``rng.shuffle(items)`` for a plain ``random.Random``: the same permutation from the same
     draws, leaving ``rng`` in the same state, but with its rejection sampling inlined. A deal
@@ -513,9 +519,8 @@ class ShowGame:
 
     def playing_order(self) -> list[int]:
         """The Leader, then to the left, living players only (S5)."""
-        n, alive = self.num_players, self.alive
-        seats = [*range(self.leader, n), *range(self.leader)]
-        return [s for s in seats if alive[s]]
+        alive = self.alive
+        return [s for s in seats_from(self.leader, self.num_players) if alive[s]]
 
     def order_position(self) -> dict[int, int]:
         return {p: i for i, p in enumerate(self.playing_order())}
@@ -982,8 +987,8 @@ class ShowGame:
                 self._finish("C", {survivors[0]: self.ranking_key(survivors[0])})
                 self.winners = survivors
             else:
-                self.leader = next(s for s in [*range(self.leader + 1, n),
-                                               *range(self.leader + 1)] if self.alive[s])
+                self.leader = next(s for s in seats_from((self.leader + 1) % n, n)
+                                   if self.alive[s])
         if self.done:
             log["end"] = {
                 "condition": self.end_condition,
