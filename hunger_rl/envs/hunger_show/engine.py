@@ -594,9 +594,9 @@ class ShowGame:
                 self.known[token] |= 1 << p
                 self._log(token, STACK_LABEL, PLAYER_LABELS[p], "coconut")
 
-    def _gather(self, loc: int, kind: int, player: int, quota: int) -> Resolution:
+    def _draw(self, loc: int, kind: int, player: int, quota: int) -> list[int]:
         """Draw up to ``quota`` tokens from a pile (S9); specialists draw one more if there is
-        one and return one only then (S20, S21f)."""
+        one (S20), and then return one with ``_reject`` (S21f)."""
         pile = self.piles[loc][kind]
         label = PILE_LABELS[loc][kind]
         extra = DRAW_SPECIALISTS.get(self.characters[player]) == kind
@@ -605,22 +605,26 @@ class ShowGame:
         for token in drawn:
             self.known[token] |= bit
             self._log(token, label, PLAYER_LABELS[player], "gather")
-        if len(drawn) > quota:
-            answer = yield Ask(player, "reject", (drawn,))
-            if not (isinstance(answer, tuple | list) and len(answer) == 2
-                    and isinstance(answer[1], bool)):
-                raise DecisionError(f"player_{player}'s reject() must return (token, to_bottom) "
-                                    f"with to_bottom True or False, got {describe(answer)}")
-            rejected = self._chosen(answer[0], drawn, player, "reject()", "a token it drew")
-            to_bottom = answer[1]
-            drawn.remove(rejected)
-            if to_bottom:
-                pile.insert(0, rejected)
-            else:
-                pile.append(rejected)
-            self._log(rejected, PLAYER_LABELS[player], label, "reject")
-        self.holdings[player].extend(drawn)
         return drawn
+
+    def _reject(self, loc: int, kind: int, player: int, drawn: list[int]) -> Resolution:
+        """A specialist who drew one token more than its quota puts one of ``drawn`` back on
+        the pile, on top or at the bottom (S20, S21f); it leaves ``drawn``."""
+        pile = self.piles[loc][kind]
+        label = PILE_LABELS[loc][kind]
+        answer = yield Ask(player, "reject", (drawn,))
+        if not (isinstance(answer, tuple | list) and len(answer) == 2
+                and isinstance(answer[1], bool)):
+            raise DecisionError(f"player_{player}'s reject() must return (token, to_bottom) "
+                                f"with to_bottom True or False, got {describe(answer)}")
+        rejected = self._chosen(answer[0], drawn, player, "reject()", "a token it drew")
+        to_bottom = answer[1]
+        drawn.remove(rejected)
+        if to_bottom:
+            pile.insert(0, rejected)
+        else:
+            pile.append(rejected)
+        self._log(rejected, PLAYER_LABELS[player], label, "reject")
 
     def _answer(self, ask: Ask) -> Any:
         """A choice of the asked player's decision object (S19). An exception inside it becomes
@@ -770,7 +774,11 @@ class ShowGame:
             if kind >= THIEF or not 1 <= len(groups[kind]) <= 2:
                 continue  # S8: 3+ cancel each other
             quota = 2 if len(groups[kind]) == 1 else 1  # S9
-            for token in (yield from self._gather(loc, kind, p, quota)):
+            drawn = self._draw(loc, kind, p, quota)
+            if len(drawn) > quota:  # no generator for the draws that ask nothing
+                yield from self._reject(loc, kind, p, drawn)
+            self.holdings[p].extend(drawn)
+            for token in drawn:
                 loot[token] = p
                 present.add(p)  # S8: a player who drew nothing counts as absent
         thieves = groups[THIEF] if len(groups[THIEF]) <= 2 else []
