@@ -194,9 +194,9 @@ class HungryEnv(AECEnv):
         self._info_totals = totals
         shares = (win_shares(self.num_players, winners) if winners is not None
                   else [0.0] * self.num_players)
-        self.infos = {agent: {"score": total, "win_share": share}
-                      for agent, total, share in zip(self.possible_agents, totals, shares,
-                                                     strict=True)}
+        self.infos = infos = {}
+        for player, agent in enumerate(self.possible_agents):  # a loop: no comprehension frame
+            infos[agent] = {"score": totals[player], "win_share": shares[player]}
         if self.action_mask_in == "info":
             for player, info in enumerate(self.infos.values()):
                 info["action_mask"] = game.legal_mask(player)
