@@ -65,6 +65,8 @@ class OrderEnforcer(OrderEnforcingWrapper):
 
 
 class TurnIterable(AECOrderEnforcingIterable):
+    """What ``OrderEnforcer.agent_iter()`` returns: PettingZoo's, iterating a ``TurnIterator``."""
+
     def __iter__(self) -> TurnIterator:
         return TurnIterator(self.env, self.max_iter)
 
