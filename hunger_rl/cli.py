@@ -11,7 +11,7 @@ import signal
 import sys
 from pathlib import Path
 
-from hunger_rl.arena.commands import MAX_PLAYERS, MAX_SEED, bounded_int, output_folder
+from hunger_rl.arena.commands import MAX_COMMAND_SEED, MAX_PLAYERS, bounded_int, output_folder
 from hunger_rl.arena.commands import add_commands as add_evaluation_commands
 from hunger_rl.configs import config_names, config_summary, resolve_config
 from hunger_rl.envs import GAMES, game_spec, player_counts_text
@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--players", type=bounded_int(1, MAX_PLAYERS),
                       help=f"number of players ({player_counts_text()}; default: the game's "
                       "usual count)")
-    demo.add_argument("--seed", type=bounded_int(0, MAX_SEED), default=0,
+    demo.add_argument("--seed", type=bounded_int(0, MAX_COMMAND_SEED), default=0,
                       help="seed of the deal and of the moves")
     demo.set_defaults(handler=_demo)
 

@@ -159,6 +159,13 @@ def show_env_rate(num_players: int, seconds: float) -> float:
         lambda: hunger_show_v0.parallel_env(num_players=num_players), seconds)
 
 
+def show_aec_rate(num_players: int, seconds: float, **options) -> float:
+    from hunger_rl.envs import hunger_show_v0
+
+    return aec_steps_per_second(lambda: hunger_show_v0.env(num_players=num_players, **options),
+                                seconds)
+
+
 def batched_hungry_rate(seconds: float) -> float:
     from bench_batched import hungry_rate
 
@@ -175,6 +182,11 @@ def batched_show_rate(seconds: float) -> float:
 AGAINST_BENCHMARKS: dict[str, dict[str, Callable[[float], float]]] = {
     "hungry": {f"hungry_v0 env() {n}p": lambda s, n=n: hungry_env_rate(n, s) for n in (2, 4)},
     "hunger_show": {"hunger_show_v0 parallel 4p": lambda s: show_env_rate(4, s)},
+    # HUNGER's other paths: the AEC view of the Parallel env, and the full-decision env.
+    "hunger_show_aec": {
+        "hunger_show_v0 env() 4p": lambda s: show_aec_rate(4, s),
+        "hunger_show_v0 env(agents) 4p": lambda s: show_aec_rate(4, s, decision_mode="agents"),
+    },
     "batched_hungry": {"BatchedHungry 2p B=256": batched_hungry_rate},
     "batched_show": {"BatchedShow 4p B=256": batched_show_rate},
 }
@@ -284,7 +296,8 @@ def run_rounds(sides: dict[str, Worker], names: list[str], ref: str, args) -> No
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=sorted(AGAINST_BENCHMARKS), action="append",
-                        help="batched_hungry and batched_show with --against only")
+                        help="batched_hungry, batched_show and hunger_show_aec with --against "
+                        "only")
     parser.add_argument("--against", metavar="REF",
                         help="measure this checkout against a git ref instead of references")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -313,7 +326,8 @@ def main() -> None:
         compare_against(args.against, args)
         return
     if any(name not in BENCHMARKS for name in args.only or ()):
-        parser.error("--only batched_hungry / batched_show need --against (else: --batched)")
+        parser.error("--only batched_hungry / batched_show / hunger_show_aec need --against "
+                     "(else: --batched)")
     if args.batched:
         from bench_batched import bench_batched, pin_to_one_core
 

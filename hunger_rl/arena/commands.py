@@ -8,10 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hunger_rl.envs import GAMES, player_counts_text
+from hunger_rl.engines.validation import LEGACY_NUMPY_SEED_LIMIT
 from hunger_rl.policies.registry import spec_names
 
-# numpy's seed range (np.random.seed), the strictest of the generators a seed reaches.
-MAX_SEED = 2**32 - 1
+# A command's --seed: NumPy's legacy range, the strictest of the generators a seed may reach.
+MAX_COMMAND_SEED = LEGACY_NUMPY_SEED_LIMIT - 1
 MAX_PLAYERS = 64  # a sanity bound; each game names its own player counts
 MAX_GAMES = 10**7
 MAX_WORKERS = 256
@@ -123,7 +124,7 @@ def _common_arguments(parser: argparse.ArgumentParser, default_games: int) -> No
                         help=f"number of players ({player_counts_text()}; default 2)")
     parser.add_argument("--policies", nargs="+", required=True, metavar="SPEC")
     parser.add_argument("--games", type=bounded_int(1, MAX_GAMES), default=default_games)
-    parser.add_argument("--seed", type=bounded_int(0, MAX_SEED), default=0)
+    parser.add_argument("--seed", type=bounded_int(0, MAX_COMMAND_SEED), default=0)
     parser.add_argument("--workers", type=bounded_int(1, MAX_WORKERS),
                         default=min(os.cpu_count() or 1, MAX_WORKERS), help="worker processes")
     parser.add_argument("--csv", help="write the table as CSV here")

@@ -33,8 +33,9 @@ from hunger_rl.engines.validation import InvalidTypeError, InvalidValueError, ch
 jit = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
 jit_allocating = numba.njit(cache=True, nogil=True, error_model="numpy")
 
-# Seeds of the batched engines' slots: non-negative and held in int64 (Python's random.Random,
-# NumPy's default_rng and SplitMix64 streams all take them).
+# The largest seed of the batched engines (``reset(seed)``, a slot's seed): held in int64
+# (Python's random.Random, NumPy's default_rng and SplitMix64 streams all take them). The envs'
+# ``reset(seed)`` takes any integer >= 0 (``validation.check_seed``).
 MAX_SEED = 2**63 - 1
 
 

@@ -101,8 +101,14 @@ def check_choice(value: Any, name: str, choices: Sequence[str | None]) -> Any:
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 
 
+# NumPy's legacy seeding (``np.random.seed``, ``RandomState``: SB3's ``set_random_seed``,
+# OpenSpiel's bots) takes seeds below this; the envs' own generators take any seed >= 0.
+LEGACY_NUMPY_SEED_LIMIT = 2**32
+
+
 def check_seed(seed: Any) -> int | None:
-    """A ``reset`` seed: None or a non-negative exact integer."""
+    """A ``reset`` seed: None or a non-negative exact integer, of any size (Python's
+    ``random.Random`` and NumPy's ``default_rng`` take any)."""
     return None if seed is None else check_int(seed, "seed", low=0)
 
 

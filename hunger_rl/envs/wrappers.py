@@ -5,6 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper, TerminateIllegalWrapper
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 from hunger_rl.engines.validation import IllegalActionError, NotResetError, check_action, describe
 
@@ -54,6 +58,33 @@ class OrderEnforcer(OrderEnforcingWrapper):
         if not self._has_reset:
             raise NotResetError("call reset() before observe()")
         return super().observe(agent)
+
+    def agent_iter(self, max_iter: int = 2**63) -> TurnIterable:
+        super().agent_iter(max_iter)  # raises before reset as PettingZoo's wrapper does
+        return TurnIterable(self, max_iter)
+
+
+class TurnIterable(AECOrderEnforcingIterable):
+    """What ``OrderEnforcer.agent_iter()`` returns: PettingZoo's, iterating a ``TurnIterator``."""
+
+    def __iter__(self) -> TurnIterator:
+        return TurnIterator(self.env, self.max_iter)
+
+
+class TurnIterator(AECOrderEnforcingIterator):
+    """PettingZoo's iterator of ``agent_iter()`` with the same checks, reading the turn state
+    straight from the wrapped env: there is one since ``agent_iter`` refuses to start before
+    ``reset``, and a turn would otherwise read it through two properties of the wrapper."""
+
+    def __next__(self) -> str:
+        enforcer = self.env
+        wrapped = enforcer.env
+        if not wrapped.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert enforcer._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        enforcer._has_updated = False
+        return wrapped.agent_selection
 
 
 class TerminateIllegal(TerminateIllegalWrapper):

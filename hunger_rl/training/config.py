@@ -54,6 +54,7 @@ from typing import Any
 import yaml
 
 from hunger_rl.engines.hungry.engine import HAND_SIZE
+from hunger_rl.engines.validation import LEGACY_NUMPY_SEED_LIMIT
 from hunger_rl.envs import GAMES
 from hunger_rl.training.games import games_with, training_game
 
@@ -64,9 +65,10 @@ ACTIVATIONS = ("tanh", "relu")
 # The endgame fit holds out every this-many-th game's positions to choose its epoch.
 ENDGAME_VALIDATION_EVERY = 10
 
-# Training seeds numpy's legacy generator (seed < 2**32) with seed + steps and evaluations with
-# seed + a fixed offset; these two bounds keep every such sum inside that range.
-MAX_SEED = 2**31 - 1
+# Training seeds NumPy's legacy generator (below LEGACY_NUMPY_SEED_LIMIT) with seed + steps and
+# evaluations with seed + a fixed offset; half that range for the seed, the other half for
+# the steps (MAX_STEPS) and the offset keep every such sum inside it.
+MAX_TRAINING_SEED = LEGACY_NUMPY_SEED_LIMIT // 2 - 1
 MAX_STEPS = 10**9
 # Whole-file limits, checked before any value: a YAML alias bomb counts once per use of an alias.
 MAX_FILE_BYTES = 1 << 20
@@ -214,7 +216,7 @@ class TrainConfig:
     game_options: dict[str, Any] = setting(
         {}, "keyword arguments of the game's environment (its env card)", items=(0, 64))
     seed: int = setting(0, "seeds the network, the games and the evaluations", low=0,
-                        high=MAX_SEED)
+                        high=MAX_TRAINING_SEED)
     total_steps: int = setting(1_000_000, "learner decisions, summed over the parallel "
                                "environments", low=1, high=MAX_STEPS)
     out: str = setting("runs/train", "output folder")

@@ -19,6 +19,7 @@ from hunger_rl.engines.hunger_show.batched.twister import (
     sample_from_pool,
     shuffle,
 )
+from hunger_rl.engines.hunger_show.engine import shuffle_as_random
 
 
 @pytest.mark.parametrize("seed", [0, 1, 12345, 2 ** 32 - 1, 2 ** 32, 2 ** 63 - 1])
@@ -71,3 +72,17 @@ def test_draws_of_shows_seeded_at_once_are_pythons():
             reference.shuffle(expected)
             assert list(items) == expected
             assert randbelow(mt, show, 1000) == reference.randrange(1000)
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 9, 17, 30, 33, 64, 65])
+def test_the_engines_inlined_shuffle_is_random_shuffle(size):
+    """The reference engine's deal shuffles with ``shuffle_as_random``: the permutation of
+    ``Random.shuffle`` and the generator left in its state, rejected draws included (sizes
+    just above a power of two reject most)."""
+    for seed in range(40):
+        reference, inlined = random.Random(seed), random.Random(seed)
+        expected, items = list(range(size)), list(range(size))
+        reference.shuffle(expected)
+        shuffle_as_random(inlined, items)
+        assert items == expected
+        assert inlined.getstate() == reference.getstate()

@@ -221,6 +221,31 @@ def test_final_infos_and_rewards():
         assert reward == pytest.approx(3 / 2 * (share - 1 / 3))
 
 
+@pytest.mark.parametrize("action_mask", ["observation", "info"])
+def test_infos_hold_the_scores_of_every_step(action_mask):
+    # The env keeps infos whose scores did not change; they must still be every step's own.
+    env = hungry_v0.raw_env(num_players=4, action_mask=action_mask)
+    rng = np.random.default_rng(2)
+    kept = 0
+    for seed in range(6):
+        env.reset(seed=seed)
+        while not env.game.is_over:
+            before = env.infos
+            env.step(int(rng.choice(env.game.legal_actions())))
+            kept += env.infos is before
+            score = HungryState.from_dict(env.game.to_dict()).score()
+            shares = ({p: 1 / len(score.winners) for p in score.winners} if env.game.is_over
+                      else {})
+            for player, agent in enumerate(env.possible_agents):
+                info = dict(env.infos[agent])
+                if action_mask == "info":
+                    np.testing.assert_array_equal(info.pop("action_mask"),
+                                                  env.game.legal_mask(player))
+                assert info == {"score": score.players[player].total,
+                                "win_share": shares.get(player, 0.0)}
+    assert (kept > 0) == (action_mask == "observation")
+
+
 def test_score_reward_mode_is_zero_sum_margin():
     env = hungry_v0.raw_env(num_players=3, reward="score")
     env.reset(seed=8)

@@ -50,6 +50,9 @@ SUPPER_PLANS = tuple(
 # then id, without a key function. Ids stay below 2 ** TOKEN_BITS with the most players, 6 (S1).
 TOKEN_BITS = len(token_table(6)[0]).bit_length()
 TOKEN_MASK = (1 << TOKEN_BITS) - 1
+# Per category, its SUPPER_RANK in a sort key's high bits (read for food only, raft gets 0).
+SUPPER_RANK_KEY = tuple(SUPPER_RANK.get(category, 0) << TOKEN_BITS
+                        for category in range(max(SUPPER_RANK) + 1))
 
 
 def raft_sets_and_units(game: ShowGame, tokens: Sequence[int]) -> tuple[int, int]:
@@ -150,7 +153,7 @@ class DefaultDecisions:
         lowest token ids. Called only when the player's food is worth at least 4."""
         category, value = game.category, game.value
         by_value: list[list[int]] = [[], [], [], [], []]  # sort keys of the food by value
-        for key in sorted([(SUPPER_RANK[category[t]] << TOKEN_BITS) + t
+        for key in sorted([SUPPER_RANK_KEY[category[t]] + t
                            for t in game.holdings[player] if value[t] and category[t] != RAFT]):
             by_value[value[key & TOKEN_MASK]].append(key)
         if by_value[4]:

@@ -70,6 +70,9 @@ PILE_LABELS = tuple(
     for loc in range(4)
 )
 STACK_LABEL, OUT_LABEL = "coconuts", "out"
+# A pick (location, action) as the day's log names it.
+PICK_NAMES = {(location, action): (LOCATION_NAMES[location], ACTION_NAMES[action])
+              for location in range(len(LOCATION_NAMES)) for action in range(NUM_ACTIONS)}
 
 
 class Ask(NamedTuple):
@@ -99,6 +102,27 @@ class DecisionError(RuleError):
 def num_locations(num_players: int) -> int:
     """Locations in play (S1): Campsite and Beach, Jungle with 3+, Mountains with 5+."""
     return 2 + (num_players >= 3) + (num_players >= 5)
+
+
+@lru_cache(maxsize=64)
+def seats_from(first: int, num_players: int) -> tuple[int, ...]:
+    """Every seat from ``first`` round to its left: ``first``, ``first + 1``, ... mod N."""
+    return (*range(first, num_players), *range(first))
+
+
+def shuffle_as_random(rng: random.Random, items: list) -> None:
+    """``rng.shuffle(items)`` for a plain ``random.Random``: the same permutation from the same
+    draws, leaving ``rng`` in the same state, but with its rejection sampling inlined. A deal
+    shuffles about a hundred tokens, a method call per token with ``Random.shuffle``; a test
+    checks this against ``Random.shuffle`` itself."""
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        bound = i + 1
+        bits = bound.bit_length()
+        j = getrandbits(bits)
+        while j >= bound:  # as Random._randbelow: draw again until below the bound
+            j = getrandbits(bits)
+        items[i], items[j] = items[j], items[i]
 
 
 @dataclass(frozen=True)
@@ -451,7 +475,7 @@ class ShowGame:
         for kind in range(3):
             pool = [t for t in by_category[kind] if t not in taken] if taken else list(
                 by_category[kind])
-            self._rng.shuffle(pool)
+            shuffle_as_random(self._rng, pool)
             for loc in range(1, locs):
                 top = given_piles.get((loc, kind), [])
                 need = PILE_SIZES[kind] - len(top)
@@ -464,7 +488,7 @@ class ShowGame:
                     placed[token] = True
         rest = ([t for t in by_category[COCONUT] if t not in taken] if taken
                 else list(by_category[COCONUT]))
-        self._rng.shuffle(rest)
+        shuffle_as_random(self._rng, rest)
         self.coconuts = rest + given_coconuts[::-1]
         for token in self.coconuts:
             placed[token] = True
@@ -480,7 +504,7 @@ class ShowGame:
         config = self.config
         cards = self._rng.sample(UNPLEASANT_CARDS, config.unpleasant)
         cards += ["calm"] * (config.deck_size - config.unpleasant)
-        self._rng.shuffle(cards)
+        shuffle_as_random(self._rng, cards)
         window = min(config.end_window, config.deck_size + 1)
         cards.insert(config.deck_size + 1 - window + self._rng.randrange(window), END)
         return cards[::-1]
@@ -495,9 +519,8 @@ class ShowGame:
 
     def playing_order(self) -> list[int]:
         """The Leader, then to the left, living players only (S5)."""
-        n, alive = self.num_players, self.alive
-        seats = [*range(self.leader, n), *range(self.leader)]
-        return [s for s in seats if alive[s]]
+        alive = self.alive
+        return [s for s in seats_from(self.leader, self.num_players) if alive[s]]
 
     def order_position(self) -> dict[int, int]:
         return {p: i for i, p in enumerate(self.playing_order())}
@@ -553,10 +576,13 @@ class ShowGame:
         self.known[token] |= 1 << receiver  # S18: the receiver handles the token
         self._log(token, PLAYER_LABELS[giver], PLAYER_LABELS[receiver], reason)
 
-    def _discard(self, token: int, player: int, reason: str) -> None:
-        self.holdings[player].remove(token)
-        self.out.append(token)
-        self._log(token, PLAYER_LABELS[player], OUT_LABEL, reason)
+    def _discard(self, tokens: Sequence[int], player: int, reason: str) -> None:
+        """Move ``tokens`` from ``player``'s holding to the box, in turn (a meal, a holding)."""
+        holding, out, source = self.holdings[player], self.out, PLAYER_LABELS[player]
+        for token in tokens:
+            holding.remove(token)
+            out.append(token)
+            self._log(token, source, OUT_LABEL, reason)
 
     def _draw_coconuts(self, players: Sequence[int], each: int) -> None:
         """Coconut draws in playing order; a short stack gives what is left (S13, S20)."""
@@ -568,9 +594,9 @@ class ShowGame:
                 self.known[token] |= 1 << p
                 self._log(token, STACK_LABEL, PLAYER_LABELS[p], "coconut")
 
-    def _gather(self, loc: int, kind: int, player: int, quota: int) -> Resolution:
+    def _draw(self, loc: int, kind: int, player: int, quota: int) -> list[int]:
         """Draw up to ``quota`` tokens from a pile (S9); specialists draw one more if there is
-        one and return one only then (S20, S21f)."""
+        one (S20), and then return one with ``_reject`` (S21f)."""
         pile = self.piles[loc][kind]
         label = PILE_LABELS[loc][kind]
         extra = DRAW_SPECIALISTS.get(self.characters[player]) == kind
@@ -579,30 +605,35 @@ class ShowGame:
         for token in drawn:
             self.known[token] |= bit
             self._log(token, label, PLAYER_LABELS[player], "gather")
-        if len(drawn) > quota:
-            answer = yield Ask(player, "reject", (drawn,))
-            if not (isinstance(answer, tuple | list) and len(answer) == 2
-                    and isinstance(answer[1], bool)):
-                raise DecisionError(f"player_{player}'s reject() must return (token, to_bottom) "
-                                    f"with to_bottom True or False, got {describe(answer)}")
-            rejected = self._chosen(answer[0], drawn, player, "reject()", "a token it drew")
-            to_bottom = answer[1]
-            drawn.remove(rejected)
-            if to_bottom:
-                pile.insert(0, rejected)
-            else:
-                pile.append(rejected)
-            self._log(rejected, PLAYER_LABELS[player], label, "reject")
-        self.holdings[player].extend(drawn)
         return drawn
+
+    def _reject(self, loc: int, kind: int, player: int, drawn: list[int]) -> Resolution:
+        """A specialist who drew one token more than its quota puts one of ``drawn`` back on
+        the pile, on top or at the bottom (S20, S21f); it leaves ``drawn``."""
+        pile = self.piles[loc][kind]
+        label = PILE_LABELS[loc][kind]
+        answer = yield Ask(player, "reject", (drawn,))
+        if not (isinstance(answer, tuple | list) and len(answer) == 2
+                and isinstance(answer[1], bool)):
+            raise DecisionError(f"player_{player}'s reject() must return (token, to_bottom) "
+                                f"with to_bottom True or False, got {describe(answer)}")
+        rejected = self._chosen(answer[0], drawn, player, "reject()", "a token it drew")
+        to_bottom = answer[1]
+        drawn.remove(rejected)
+        if to_bottom:
+            pile.insert(0, rejected)
+        else:
+            pile.append(rejected)
+        self._log(rejected, PLAYER_LABELS[player], label, "reject")
 
     def _answer(self, ask: Ask) -> Any:
         """A choice of the asked player's decision object (S19). An exception inside it becomes
         a DecisionError naming it; the day is then undone (S21j)."""
+        player, method, args = ask
         try:
-            return getattr(self.decisions[ask.player], ask.method)(self, ask.player, *ask.args)
+            return getattr(self.decisions[player], method)(self, player, *args)
         except Exception as error:
-            raise DecisionError(f"player_{ask.player}'s {ask.method}() raised "
+            raise DecisionError(f"player_{player}'s {method}() raised "
                                 f"{type(error).__name__}: {error}") from error
 
     def _take_one(self, taker: int, candidates: list[int]) -> Resolution:
@@ -743,7 +774,11 @@ class ShowGame:
             if kind >= THIEF or not 1 <= len(groups[kind]) <= 2:
                 continue  # S8: 3+ cancel each other
             quota = 2 if len(groups[kind]) == 1 else 1  # S9
-            for token in (yield from self._gather(loc, kind, p, quota)):
+            drawn = self._draw(loc, kind, p, quota)
+            if len(drawn) > quota:  # no generator for the draws that ask nothing
+                yield from self._reject(loc, kind, p, drawn)
+            self.holdings[p].extend(drawn)
+            for token in drawn:
                 loot[token] = p
                 present.add(p)  # S8: a player who drew nothing counts as absent
         thieves = groups[THIEF] if len(groups[THIEF]) <= 2 else []
@@ -786,7 +821,7 @@ class ShowGame:
                         break
                     token = yield from self._take_one(remover, list(self.holdings[victim]))
                     self.known[token] |= 1 << remover  # the remover handles the token (S21g)
-                    self._discard(token, victim, "rat_plague")
+                    self._discard((token,), victim, "rat_plague")
         return card
 
     def _supper(self, order: list[int]) -> Resolution:
@@ -807,7 +842,7 @@ class ShowGame:
             payments[PLAYER_LABELS[p]] = [(CATEGORY_NAMES[category[t]], value[t]) for t in meal]
             for token in meal:
                 known[token] = everyone  # payments are public, values too (S18, S21h)
-                self._discard(token, p, "supper")
+            self._discard(meal, p, "supper")
         return payments, starving
 
     def _finish(self, condition: str, ranked: dict[int, tuple[int, int, int]]) -> None:
@@ -827,10 +862,16 @@ class ShowGame:
         every seat decides by ``DefaultDecisions`` itself (the S19 rules, whose answers are
         legal by construction), nothing can be refused and the day takes no snapshot.
         """
-        choices = self._checked_picks(choices)
+        return self.play_checked_day(self._checked_picks(choices))
+
+    def play_checked_day(self, picks: list[tuple[int, int] | None]) -> dict[str, Any]:
+        """``play_day`` for picks the caller has checked as ``play_day`` does, on a game that is
+        not over and has no pending choice: a fresh list of an ``(int, int)`` pair per living
+        seat (a location in play, an action) and None per eliminated seat. The env checks
+        every action against its mask before it steps; checking again cost 2% of a day."""
         saved = None if self._rules_decide else self._open_day()
         try:
-            day, answer = self._resolve_day(choices), None
+            day, answer = self._resolve_day(picks), None
             while True:
                 answer = self._answer(day.send(answer))
         except StopIteration as finished:
@@ -920,8 +961,7 @@ class ShowGame:
             "day": self.day,
             "leader": PLAYER_LABELS[self.leader],
             "order": [PLAYER_LABELS[p] for p in order],
-            "choices": {PLAYER_LABELS[p]: (LOCATION_NAMES[choices[p][0]],
-                                           ACTION_NAMES[choices[p][1]]) for p in order},
+            "choices": {PLAYER_LABELS[p]: PICK_NAMES[choices[p]] for p in order},
             "moves": moves,
             "event": None,
             "supper": {},
@@ -946,8 +986,7 @@ class ShowGame:
             before = {p: self.ranking_key(p) for p in starving}
             for p in starving:
                 self.alive[p] = False
-                for token in list(self.holdings[p]):
-                    self._discard(token, p, "eliminated")
+                self._discard(list(self.holdings[p]), p, "eliminated")
             log["eliminated"] = [PLAYER_LABELS[p] for p in starving]
             survivors = self.living()
             if not survivors:
@@ -956,8 +995,8 @@ class ShowGame:
                 self._finish("C", {survivors[0]: self.ranking_key(survivors[0])})
                 self.winners = survivors
             else:
-                self.leader = next(s for s in [*range(self.leader + 1, n),
-                                               *range(self.leader + 1)] if self.alive[s])
+                self.leader = next(s for s in seats_from((self.leader + 1) % n, n)
+                                   if self.alive[s])
         if self.done:
             log["end"] = {
                 "condition": self.end_condition,

@@ -11,6 +11,7 @@ included, for a privileged critic.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -124,6 +125,10 @@ def legal_mask(num_players: int) -> np.ndarray:
     return mask
 
 
+# The observation buffer's element, as an ``array`` of one zero and as a NumPy dtype (given
+# as a dtype object, ``np.frombuffer`` skips converting the type at each call).
+FLOAT32_ZERO = array("f", [0.0])
+FLOAT32 = np.dtype(np.float32)
 # Column of each character (None: no character) in a seat's character block.
 CHARACTER_COLUMN = {None: 0} | {name: 1 + i for i, name in enumerate(CHARACTERS)}
 
@@ -210,7 +215,10 @@ def observation_buffer(game: ShowGame, tables: ObservationTables,
     values, known = game.value, game.known
     own_column, unit_column = tables.own_column, tables.unit_column
     public_column, known_field = tables.public_column, tables.known_value_field
-    flat = [0.0] * tables.buffer_size
+    # Written in a float32 ``array`` that NumPy then wraps without a copy: a Python list would
+    # have to be converted element by element, which cost more than writing it (every entry is
+    # a small integer, exact in float32).
+    flat = FLOAT32_ZERO * tables.buffer_size
     own_base, counts_base, known_base = o["own"], o["counts"], o["known"]
     for holder, holding in enumerate(game.holdings):
         own = own_base + OWN_WIDTH * holder
@@ -229,29 +237,31 @@ def observation_buffer(game: ShowGame, tables: ObservationTables,
                 cell = known_base + KNOWN_FIELDS * (observer * n + holder)
                 flat[cell + public_column[token]] += 1
                 flat[cell + known_field[token]] += values[token]
-    flat[o["leader"] + game.leader] = 1.0
+    flat[o["leader"] + game.leader] = 1
     alive, order, choices = o["alive"], o["order"], o["choices"]
     character, character_width = o["character"], 1 + len(CHARACTERS)
     for seat in range(n):
-        flat[alive + seat] = float(game.alive[seat])
-        flat[order + seat] = -1.0
+        flat[alive + seat] = game.alive[seat]
+        flat[order + seat] = -1
         choice = game.last_choices[seat]
         if choice is not None:
-            flat[choices + 9 * seat + choice[0]] = 1.0
-            flat[choices + 9 * seat + 4 + choice[1]] = 1.0
-        flat[character + character_width * seat
-             + CHARACTER_COLUMN[game.characters[seat]]] = 1.0
+            flat[choices + 9 * seat + choice[0]] = 1
+            flat[choices + 9 * seat + 4 + choice[1]] = 1
+        flat[character + character_width * seat + CHARACTER_COLUMN[game.characters[seat]]] = 1
     for position, seat in enumerate(game.playing_order()):
-        flat[order + seat] = float(position)
+        flat[order + seat] = position
     shared = o["shared"]
     flat[shared] = game.day
-    flat[shared + 1:shared + 10] = [len(pile) for location in game.piles[1:]
-                                    for pile in location]
+    cell = shared + 1
+    for location in game.piles[1:]:
+        for pile in location:
+            flat[cell] = len(pile)
+            cell += 1
     flat[shared + 10] = len(game.coconuts)
     flat[shared + 11] = len(game.deck)
     if last_event is not None:
-        flat[shared + 12 + tables.event_index[last_event]] = 1.0
-    return np.array(flat, dtype=np.float32)
+        flat[shared + 12 + tables.event_index[last_event]] = 1
+    return np.frombuffer(flat, FLOAT32)
 
 
 # The state vector: the observation buffer's blocks by absolute seat, under these names ...

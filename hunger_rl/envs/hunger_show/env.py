@@ -259,7 +259,8 @@ class ShowParallelEnv(ParallelEnv):
         choices: list[tuple[int, int] | None] = [None] * self.config.num_players
         for agent in players:
             choices[seats[agent]] = divmod(values[agent], NUM_ACTIONS)
-        log = game.play_day(choices)  # atomic (S21j): a DecisionError changes nothing
+        # Atomic (S21j): a DecisionError changes nothing. The picks were checked above.
+        log = game.play_checked_day(choices)
         rewards, terminations = self.day_outcome(acting, log, players)
         self.agents = [] if game.done else [a for a in acting if not terminations[a]]
         observations = self._observe_all(acting)
