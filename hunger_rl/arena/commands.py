@@ -7,8 +7,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from hunger_rl.envs import GAMES, player_counts_text
 from hunger_rl.engines.validation import LEGACY_NUMPY_SEED_LIMIT
+from hunger_rl.envs import GAMES, player_counts_text
 from hunger_rl.policies.registry import spec_names
 
 # A command's --seed: NumPy's legacy range, the strictest of the generators a seed may reach.
