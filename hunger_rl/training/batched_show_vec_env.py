@@ -121,6 +121,7 @@ class BatchedShowVecEnv(WholeBatchVecEnv):
                                       actions, self._snapshot_rng)
         seats = self.learner_seats.copy()
         actions[self._rows, seats] = self._actions
+        alive_before = self.batch.alive
         out = self.batch.step(actions)
         rewards = out.rewards[self._rows, seats].astype(np.float32)
         dones = out.terminated[self._rows, seats].copy()
@@ -144,7 +145,7 @@ class BatchedShowVecEnv(WholeBatchVecEnv):
                     "episode": {"r": float(self._returns[show]),
                                 "l": int(self._lengths[show]), "t": 0.0},
                 }
-            self._record_results(finished, seats[finished], ended)
+            self._record_results(finished, seats[finished], ended, alive_before[finished])
             abandoned = finished[~ended]
             if abandoned.size:
                 self.batch.restart(abandoned)
@@ -171,16 +172,17 @@ class BatchedShowVecEnv(WholeBatchVecEnv):
 
     # -- helpers --------------------------------------------------------------------------------
 
-    def _record_results(self, shows: np.ndarray, seats: np.ndarray, ended: np.ndarray) -> None:
+    def _record_results(self, shows: np.ndarray, seats: np.ndarray, ended: np.ndarray,
+                        alive_before: np.ndarray) -> None:
         """The learner's pairwise results against the members at the tables it just left."""
-        out = self.batch.outputs
-        opponents = np.arange(self.num_players) != seats[:, None]  # (episodes, N)
-        winners = out.winners[shows].astype(float)
+        winners = self.batch.outputs.winners[shows].astype(float)
         shares = np.where(ended[:, None], winners / np.maximum(winners.sum(1, keepdims=True), 1),
                           0.0)
+        plays_on = self.batch.alive[shows] & ~ended[:, None]
+        stays = alive_before.astype(int) + plays_on
         learner = shares[np.arange(len(shows)), seats]
-        results = pairwise_results(learner[:, None], shares, ended[:, None],
-                                   self.batch.alive[shows])
+        results = pairwise_results(learner[:, None], shares, stays)
+        opponents = np.arange(self.num_players) != seats[:, None]
         self.league.record(self.members[shows][opponents], results[opponents])
 
     def _learner_observations(self) -> np.ndarray:

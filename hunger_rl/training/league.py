@@ -10,9 +10,9 @@ distribution, as the reference pool's do.
 Prioritised fictitious self-play (``opponents.pfsp_exponent`` e > 0): each member is drawn with
 its weight (a snapshot's: the weight of ``self`` shared equally) times ``(1 - p) ** e``, where
 ``p`` is the learner's recorded result against it; e = 0 draws by the weights alone. A result is
-pairwise, from the learner's episode and the member's seat: 1 when the learner's win share beats
-the seat's, 0.5 when equal, 0 when lower; an episode that ended with the learner's elimination
-while the show goes on scores 0 against a seat still alive and 0.5 against one eliminated too.
+pairwise, from the learner's episode and the member's seat: 1 when the learner ranks above the
+seat, 0.5 level, 0 below, ranked by win share (0 for both while the show goes on after the
+learner's elimination), then by who stayed longer in the show (:func:`pairwise_results`).
 ``p`` counts each member's results with a memory of about ``RESULT_MEMORY`` results (older ones
 fade geometrically) plus half a game as a prior, so a member not met yet has ``p`` = 0.5.
 
@@ -179,9 +179,11 @@ class League:
 
 
 def pairwise_results(learner_shares: np.ndarray, seat_shares: np.ndarray,
-                     show_ended: np.ndarray, seat_alive: np.ndarray) -> np.ndarray:
-    """The learner's result against each opponent seat (see the module notes), all arrays of
-    one entry per (episode, seat)."""
-    finished = np.sign(learner_shares - seat_shares) * 0.5 + 0.5
-    abandoned = np.where(seat_alive, 0.0, 0.5)
-    return np.where(show_ended, finished, abandoned)
+                     seat_stays: np.ndarray) -> np.ndarray:
+    """The learner's result against each opponent seat, all arrays of one entry per (episode,
+    seat): by win share first, then by how long each stayed (``seat_stays``: 0 the seat left
+    before the learner's last day, 1 on that day, 2 it plays on in a show that goes on; the
+    learner itself stayed 1)."""
+    order = np.sign(learner_shares - seat_shares)
+    order = np.where(order == 0, np.sign(1 - seat_stays), order)
+    return order * 0.5 + 0.5
