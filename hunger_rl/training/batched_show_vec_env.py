@@ -84,7 +84,8 @@ class BatchedShowVecEnv(WholeBatchVecEnv):
         drawn[np.arange(len(shows)), self.learner_seats[shows]] = NO_MEMBER
         self.members[shows] = drawn
         self.players.kinds[shows] = self.league.compiled_kinds(drawn)
-        self.league.forget_retired(self.members)
+        if self.league.policies:
+            self.league.forget_retired(self.members)
 
     def add_snapshot(self, weights: Mapping[str, np.ndarray]) -> None:
         """Freeze a copy of the learner into the league's pool (``VecEnv.env_method``)."""
@@ -121,7 +122,7 @@ class BatchedShowVecEnv(WholeBatchVecEnv):
                                       actions, self._snapshot_rng)
         seats = self.learner_seats.copy()
         actions[self._rows, seats] = self._actions
-        alive_before = self.batch.alive
+        alive_before = self.batch.alive if self.league.pfsp_exponent else None
         out = self.batch.step(actions)
         rewards = out.rewards[self._rows, seats].astype(np.float32)
         dones = out.terminated[self._rows, seats].copy()
@@ -145,7 +146,8 @@ class BatchedShowVecEnv(WholeBatchVecEnv):
                     "episode": {"r": float(self._returns[show]),
                                 "l": int(self._lengths[show]), "t": 0.0},
                 }
-            self._record_results(finished, seats[finished], ended, alive_before[finished])
+            if alive_before is not None:
+                self._record_results(finished, seats[finished], ended, alive_before[finished])
             abandoned = finished[~ended]
             if abandoned.size:
                 self.batch.restart(abandoned)

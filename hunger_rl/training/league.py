@@ -14,7 +14,8 @@ pairwise, from the learner's episode and the member's seat: 1 when the learner r
 seat, 0.5 level, 0 below, ranked by win share (0 for both while the show goes on after the
 learner's elimination), then by who stayed longer in the show (:func:`pairwise_results`).
 ``p`` counts each member's results with a memory of about ``RESULT_MEMORY`` results (older ones
-fade geometrically) plus half a game as a prior, so a member not met yet has ``p`` = 0.5.
+fade geometrically) plus half a game as a prior, so a member not met yet has ``p`` = 0.5. Only
+a league with e > 0 records results (they serve nothing else, and cost the default path time).
 
 Snapshot seats are answered by batched inference: each step, the observations of the seats one
 snapshot plays are gathered and go through that snapshot's network in one forward pass
