@@ -35,7 +35,6 @@ from gymnasium import spaces
 from hunger_rl.envs.hunger_show.batched import BatchedShow
 from hunger_rl.envs.hunger_show.observation import NUM_CHOICES, OBSERVATION_HIGH
 from hunger_rl.policies.hunger_show_batched import BatchedShowPolicies
-from hunger_rl.policies.learned import PolicyMetadata
 from hunger_rl.training.config import SELF_PLAY
 from hunger_rl.training.league import NO_MEMBER, League, pairwise_results
 from hunger_rl.training.outputs import policy_metadata
@@ -53,11 +52,12 @@ class BatchedShowVecEnv(WholeBatchVecEnv):
         encoded_size: int | None = None,
         pfsp_exponent: float = 0.0,
         max_snapshots: int = 8,
-        snapshot_metadata: PolicyMetadata | None = None,
         **game_options: Any,
     ):
+        # With self-play the league's snapshot_metadata is set once the spaces exist
+        # (batched_vec_env_from_config).
         self.league = League(dict(opponent_weights or {"random": 1.0}), pfsp_exponent,
-                             max_snapshots, snapshot_metadata)
+                             max_snapshots)
         self.batch = BatchedShow(num_players, num_envs, **game_options)
         self.num_players = num_players
         self.learner_seats = np.arange(num_envs, dtype=np.int64) % num_players
@@ -170,6 +170,7 @@ class BatchedShowVecEnv(WholeBatchVecEnv):
         self.players = BatchedShowPolicies([["random"] * self.num_players] * self.num_envs,
                                            self.num_players,
                                            seed=None if seed is None else seed + 1)
+        self.players.kinds[:] = self.league.compiled_kinds(self.members)
         return [None] * self.num_envs
 
     # -- helpers --------------------------------------------------------------------------------
