@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import assert_same_weights
 
 from hunger_rl.envs.hungry.batched import BatchedHungry
 from hunger_rl.envs.hungry.engine import (
@@ -119,6 +120,15 @@ def test_tiny_batched_run_writes_every_artefact(tmp_path):
     # The policy file plays through the reference env's encoder, which it was trained on.
     policy = load_policy(tmp_path / "policy.safetensors", "hungry", 2)
     assert policy.metadata.observation_size == make_encoder("hungry", 2).size
+
+
+def test_a_batched_run_killed_after_a_checkpoint_resumes_as_the_uninterrupted_run(
+        tmp_path, tiny_scorer_config, train_killed_and_resumed):
+    raw = {**tiny_scorer_config, "total_steps": 512, "out": str(tmp_path / "whole")}
+    train(config_from_dict(raw), progress=False)
+    train_killed_and_resumed(config_from_dict({**raw, "out": str(tmp_path / "killed")}))
+    assert_same_weights(tmp_path / "whole" / "policy.safetensors",
+                        tmp_path / "killed" / "policy.safetensors")
 
 
 def test_batched_env_splits_games_between_opponents_by_weight():

@@ -10,10 +10,9 @@ import json
 import numpy as np
 import pytest
 import torch
-from safetensors.torch import load_file
+from conftest import assert_same_weights
 
 from hunger_rl.policies.learned import build_network, load_policy, network_weights, save_policy
-from hunger_rl.training import train as train_module
 from hunger_rl.training.checkpoint import STATE_FILE, checkpoint_folder
 from hunger_rl.training.config import config_from_dict
 from hunger_rl.training.league import RESULT_MEMORY, League, pairwise_results
@@ -203,42 +202,22 @@ def test_bad_league_settings_are_errors_naming_the_key(changes, message):
         config_from_dict({**TINY_LEAGUE, **changes})
 
 
-class Killed(Exception):
-    """Stands for a kill right after a checkpoint was written."""
-
-
-def test_a_tiny_league_run_resumes_after_a_kill_as_the_uninterrupted_run(tmp_path, monkeypatch):
+def test_a_tiny_league_run_resumes_after_a_kill_as_the_uninterrupted_run(
+        tmp_path, train_killed_and_resumed):
     config = config_from_dict({**TINY_LEAGUE, "out": str(tmp_path / "whole")})
     train(config, progress=False)
-    whole = tmp_path / "whole"
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    train_killed_and_resumed(config.replace(out=str(killed)))
 
-    def kill(*args):
-        raise Killed
-
-    killed = config.replace(out=str(tmp_path / "killed"))
-    with monkeypatch.context() as patch:
-        patch.setattr(train_module, "_start_games_afresh", kill)
-        with pytest.raises(Killed):
-            train(killed, progress=False)
-    assert [p.name for p in (tmp_path / "killed" / "checkpoints").iterdir()] == ["step_000000256"]
-    train(killed, resume=tmp_path / "killed", progress=False)
-
-    first = load_file(str(whole / "policy.safetensors"))
-    second = load_file(str(tmp_path / "killed" / "policy.safetensors"))
-    for name, tensor in first.items():
-        assert torch.equal(tensor, second[name]), name
-    for out in (whole, tmp_path / "killed"):
-        assert (checkpoint_folder(out, 512) / STATE_FILE).is_file()
+    assert_same_weights(whole / "policy.safetensors", killed / "policy.safetensors")
+    for name in ("policy.safetensors", "snapshots.safetensors"):
+        assert_same_weights(checkpoint_folder(whole, 512) / name,
+                            checkpoint_folder(killed, 512) / name)
     records = [json.loads((checkpoint_folder(out, 512) / STATE_FILE).read_text())
-               for out in (whole, tmp_path / "killed")]
+               for out in (whole, killed)]
     assert records[0]["league"] == records[1]["league"]
     assert records[0]["updates"] == records[1]["updates"] == 4
     assert len(records[0]["league"]["snapshots"]) == 2  # the pool of two, full
     assert all(count > 0 for _, count in records[0]["league"]["scripted"].values())
-    snapshots = [load_file(str(checkpoint_folder(out, 512) / "snapshots.safetensors"))
-                 for out in (whole, tmp_path / "killed")]
-    assert snapshots[0].keys() == snapshots[1].keys()
-    assert all(torch.equal(snapshots[0][k], snapshots[1][k]) for k in snapshots[0])
-    rows = [json.loads((out / "evaluation.json").read_text())["rows"]
-            for out in (whole, tmp_path / "killed")]
+    rows = [json.loads((out / "evaluation.json").read_text())["rows"] for out in (whole, killed)]
     assert rows[0] == rows[1]
