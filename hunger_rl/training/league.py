@@ -44,9 +44,9 @@ NO_MEMBER = -1  # the learner's seat
 class League:
     """Who plays the opponent seats of a batch of shows, drawn per seat for every show.
 
-    ``members[b, p]`` is the member playing seat p of show b: ``i < len(scripted)`` the scripted
-    kind ``scripted[i]``, larger numbers a snapshot (numbers are never reused), ``NO_MEMBER`` the
-    learner's seat.
+    The env's ``members[b, p]`` is the member playing seat p of show b: ``i < len(scripted)``
+    the scripted kind ``scripted[i]``, larger numbers a snapshot (numbers are never reused),
+    ``NO_MEMBER`` the learner's seat.
     """
 
     def __init__(self, weights: Mapping[str, float], pfsp_exponent: float = 0.0,
@@ -78,7 +78,9 @@ class League:
     def add_snapshot(self, weights: Mapping[str, np.ndarray]) -> None:
         """Freeze a copy of the learner into the pool; the oldest leaves a full pool."""
         if self.snapshot_metadata is None:
-            raise ValueError("this league has no self-play (no 'self' in opponents.weights)")
+            raise ValueError("the league cannot build snapshots without their snapshot_metadata "
+                             "(batched_vec_env_from_config sets it when opponents.weights has "
+                             "'self')")
         number = self._next_snapshot
         self._next_snapshot += 1
         self.policies[number] = LearnedPolicy.from_weights(
