@@ -71,7 +71,11 @@ class League:
         self._next_snapshot = len(self.scripted)
         # Per member: (faded sum of results, faded count of results).
         self.records: dict[int, list[float]] = {}
-        self._compiled_codes = np.array([POLICY_KINDS.index(k) for k in self.scripted], np.int64)
+        # The compiled kind of each scripted member, then LEARNER for every other seat.
+        self._kind_table = np.array([*(POLICY_KINDS.index(k) for k in self.scripted), LEARNER],
+                                    np.int64)
+        # ``candidates()`` until the pool or the records change.
+        self._candidates: tuple[np.ndarray, np.ndarray] | None = None
 
     # -- the pool ---------------------------------------------------------------------------
 
@@ -86,11 +90,17 @@ class League:
         self.policies[number] = LearnedPolicy.from_weights(
             self.snapshot_metadata, weights, deterministic=False, name=SELF_PLAY)
         self.pool.append(number)
+        self._candidates = None
 
     # -- drawing ----------------------------------------------------------------------------
 
     def candidates(self) -> tuple[np.ndarray, np.ndarray]:
         """The members that can be drawn now and their probabilities."""
+        if self._candidates is None:
+            self._candidates = self._weighed_candidates()
+        return self._candidates
+
+    def _weighed_candidates(self) -> tuple[np.ndarray, np.ndarray]:
         members = np.arange(len(self.scripted) + len(self.pool), dtype=np.int64)
         members[len(self.scripted):] = list(self.pool)
         weights = self.scripted_weights
@@ -113,9 +123,7 @@ class League:
         """The compiled players' kind codes of ``members``; ``LEARNER`` (left alone) for the
         learner's seats and the snapshots' seats."""
         scripted = (members >= 0) & (members < len(self.scripted))
-        codes = np.full(members.shape, LEARNER, np.int64)
-        codes[scripted] = self._compiled_codes[members[scripted]]
-        return codes
+        return self._kind_table[np.where(scripted, members, len(self.scripted))]
 
     def forget_retired(self, members: np.ndarray) -> None:
         """Drop the snapshots that left the pool and no show still seats."""
@@ -150,6 +158,7 @@ class League:
             entry = self.records.setdefault(member, [0.0, 0.0])
             entry[0] = entry[0] * _FADE + result
             entry[1] = entry[1] * _FADE + 1.0
+        self._candidates = None
 
     def win_rates(self, members: np.ndarray) -> np.ndarray:
         """The learner's recorded result against each of ``members``, with half a game of
@@ -179,6 +188,7 @@ class League:
                 self.records[i] = [float(v) for v in state["scripted"][kind]]
         for number, entry in zip(self.pool, snapshots, strict=True):
             self.records[number] = [float(v) for v in entry]
+        self._candidates = None
 
 
 def pairwise_results(learner_shares: np.ndarray, seat_shares: np.ndarray,
