@@ -131,19 +131,26 @@ class LearnedPolicy(Policy):
                              f"{error}") from error
         return cls(network, metadata, deterministic, name)
 
-    def logits(self, observations: list[np.ndarray]) -> np.ndarray:
+    def logits(self, observations: list[np.ndarray] | np.ndarray) -> np.ndarray:
         """Unmasked action logits for a batch of raw observation vectors."""
-        inputs = torch.as_tensor(np.stack([self._encode(o) for o in observations]))
+        inputs = torch.as_tensor(self._encode.batch(np.stack(observations)))
         return action_logits(self.network, inputs).numpy()
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
         return int(self.act_batch([observation], rng)[0])
 
     def act_batch(self, observations, rng, views=None) -> np.ndarray:
-        masks = np.stack([o["action_mask"] for o in observations]).astype(bool)
+        return self.act_vectors(np.stack([o["observation"] for o in observations]),
+                                np.stack([o["action_mask"] for o in observations]), rng)
+
+    def act_vectors(self, observations: np.ndarray, masks: np.ndarray,
+                    rng: np.random.Generator) -> np.ndarray:
+        """Actions for a (K, observation size) batch of raw observation vectors and their
+        (K, actions) masks, in one forward pass (the batched engine's snapshot seats too)."""
+        masks = np.asarray(masks).astype(bool)
         if not masks.any(axis=1).all():
             raise ValueError("an action mask allows no action: this player is not to move")
-        logits = self.logits([o["observation"] for o in observations])
+        logits = self.logits(observations)
         logits = np.where(masks, logits, -np.inf)
         if self.deterministic:
             return logits.argmax(axis=1)

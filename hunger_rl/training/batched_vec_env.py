@@ -139,7 +139,11 @@ class BatchedHungryVecEnv(WholeBatchVecEnv):
         return self.outputs.action_masks.astype(bool)
 
     def seed(self, seed: int | None = None) -> Sequence[None]:
+        """The next reset deals from ``seed`` and the opponents draw as if built with it, so
+        that a training run resumed from a checkpoint plays what the uninterrupted run played."""
         self._seed = seed
+        self.opponents = BatchedPolicy(self.opponents.kind, self.num_envs,
+                                       seed=_offset_seed(seed, 1))
         return [None] * self.num_envs
 
     # -- helpers ------------------------------------------------------------------------------

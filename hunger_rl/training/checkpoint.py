@@ -5,15 +5,18 @@ A checkpoint is a folder ``checkpoints/step_<steps>``:
 - ``policy.safetensors``: the learner (a policy file, so evaluation accepts the folder too),
 - ``optimizer.safetensors``: Adam's moment estimates and step counts,
 - ``snapshots.safetensors``: the self-play pool's frozen snapshots,
-- ``state.json``: game, player count, step and update counts, the evaluation history, the config.
+- ``state.json``: game, player count, step and update counts, the evaluation history, the
+  league's records of the learner's results (``training.league``; batched HUNGER), the config.
 
 Its files are written into a hidden ``.step_<steps>.partial`` folder, each through a temporary
 file and a rename, and the folder is renamed to ``step_<steps>`` last: a run killed at any
 moment leaves every ``step_*`` folder complete. Resuming from a run folder takes its newest
 checkpoint that reads back whole and says which (and why it skipped any newer one).
 
-Resuming restores the weights, the optimizer, the pool and the counters; the environments are
-reseeded with ``seed + steps`` so a resumed run does not replay the games it already saw.
+Resuming restores the weights, the optimizer, the pool, the league's records and the counters;
+the environments are reseeded with ``seed + steps`` and deal afresh, as the trainer does after
+every checkpoint it saves, so a run resumed from a checkpoint continues exactly as the run that
+saved it did.
 Everything is read and checked before the network or optimizer is touched.
 """
 
@@ -66,6 +69,8 @@ class TrainingState:
     updates: int = 0
     history: list[dict[str, Any]] = field(default_factory=list)
     snapshots: list[dict[str, np.ndarray]] = field(default_factory=list)
+    # ``League.state()``: the learner's recorded results against each member; {} without one.
+    league: dict[str, Any] = field(default_factory=dict)
 
 
 def checkpoint_folder(out: str | Path, steps: int) -> Path:
@@ -88,7 +93,7 @@ def save_checkpoint(folder: str | Path, network: torch.nn.Module,
     write_atomically(partial / SNAPSHOTS_FILE, save(snapshots))
     record = {"format": FORMAT, "game": metadata.game, "num_players": metadata.num_players,
               "steps": state.steps, "updates": state.updates, "history": state.history,
-              "config": config}
+              "league": state.league, "config": config}
     write_atomically(partial / STATE_FILE, json.dumps(record, indent=1))
     if folder.exists():  # the same step saved before, e.g. by a run resumed at its end
         shutil.rmtree(folder)
@@ -188,6 +193,10 @@ def _read_checkpoint(folder: Path, network: torch.nn.Module,
         _check_like(f"{folder / SNAPSHOTS_FILE}, snapshot {index}", snapshot, shapes)
     state.snapshots = [{name: tensor.numpy() for name, tensor in snapshots[i].items()}
                        for i in sorted(snapshots)]
+    if state.league and len(state.league["snapshots"]) != len(state.snapshots):
+        raise ValueError(f"corrupt {folder / STATE_FILE}: league records for "
+                         f"{len(state.league['snapshots'])} snapshots, the checkpoint holds "
+                         f"{len(state.snapshots)}")
     return state, weights, optimizer_state
 
 
@@ -212,9 +221,35 @@ def _read_state(path: Path) -> TrainingState:
             _check_history_row(number, row)
         if not isinstance(record.get("config"), dict):
             raise ValueError(f"config must be a mapping, got {excerpt(record.get('config'))}")
+        league = record.get("league", {})  # absent from checkpoints written before leagues
+        _check_league(league)
     except (OSError, ValueError, RecursionError) as error:  # ValueError: also bad JSON, UTF-8
         raise ValueError(f"corrupt {path}: {str(error)[:300]}") from error
-    return TrainingState(steps=record["steps"], updates=record["updates"], history=history)
+    return TrainingState(steps=record["steps"], updates=record["updates"], history=history,
+                         league=league)
+
+
+def _check_league(league: Any) -> None:
+    """``{}`` or ``League.state()``: per scripted kind and per snapshot a faded (sum of
+    results, count of results) pair, the sum between 0 and the count."""
+    if league == {}:
+        return
+    if (not isinstance(league, dict) or set(league) != {"scripted", "snapshots"}
+            or not isinstance(league["scripted"], dict)
+            or not isinstance(league["snapshots"], list)):
+        raise ValueError(f"league must be a mapping of scripted and snapshots records, got "
+                         f"{excerpt(league)}")
+    records = [(f"league.scripted[{excerpt(kind)}]", entry)
+               for kind, entry in league["scripted"].items()]
+    records += [(f"league.snapshots[{i}]", entry) for i, entry in enumerate(league["snapshots"])]
+    for where, entry in records:
+        valid = (isinstance(entry, list) and len(entry) == 2
+                 and all(isinstance(v, int | float) and not isinstance(v, bool)
+                         and math.isfinite(v) for v in entry)
+                 and 0 <= entry[0] <= entry[1])
+        if not valid:
+            raise ValueError(f"{where} must be a [sum, count] pair with 0 <= sum <= count, got "
+                             f"{excerpt(entry)}")
 
 
 def _is_count(value: Any) -> bool:

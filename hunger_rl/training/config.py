@@ -15,8 +15,11 @@ batched engine (``BatchedHungryVecEnv``), many times faster per step than one Py
 env. Its opponents are compiled as well, so ``opponents.weights`` may name only ``random``,
 ``greedy`` and ``forecast`` (not ``self``, ``expert``, ``search:N`` or a policy file); the games
 are split between them in proportion to the weights, and each game keeps its opponent for the
-whole run. For ``hunger_show`` it steps the shows on ``BatchedShowVecEnv``, whose compiled
-opponents are ``random``, ``greedy``, ``crowd`` and ``expert``, drawn per seat for every show.
+whole run. For ``hunger_show`` it steps the shows on ``BatchedShowVecEnv``, whose league
+(``training.league``) draws for every seat of every show one of the compiled opponents
+``random``, ``greedy``, ``crowd`` and ``expert`` or, for ``self``, a frozen snapshot of the
+learner answered by batched inference; ``opponents.pfsp_exponent`` > 0 draws them by
+prioritised fictitious self-play.
 
 ``network.action_scorer: true`` (sb3 backend) scores each action with one small network shared
 by all actions, from that action's derived features, starting from its prior value
@@ -117,7 +120,7 @@ class EnvConfig:
     batched: bool = setting(
         False, "the n_envs games run on the compiled batched engine, whose opponents are "
         "compiled too, so opponents.weights may name only random, greedy and forecast (Hungry) "
-        "or random, greedy, crowd and expert (HUNGER); vec_env is unused")
+        "or random, greedy, crowd, expert and self (HUNGER, training.league); vec_env is unused")
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,10 @@ class OpponentsConfig:
         "policy spec (random, greedy, expert, forecast, search:N, a policy file) or self (a "
         "frozen snapshot of the learner) to its relative weight; each opponent seat draws one "
         "every episode; the weights must have a positive sum", low=0, high=10**6, items=(1, 64))
+    pfsp_exponent: float = setting(
+        0.0, "batched HUNGER league: prioritised fictitious self-play, each opponent drawn with "
+        "its weight times (1 - p) ** this, p the learner's recorded pairwise result against it "
+        "(training.league); 0: by the weights alone", low=0, high=16)
     snapshot_every: int = setting(10, "PPO updates between frozen snapshots of the learner",
                                   low=1, high=10**6)
     max_snapshots: int = setting(8, "the oldest snapshot leaves the pool first",
@@ -601,6 +608,9 @@ def _check_consistency(config: TrainConfig) -> None:
         if config.game_options.get("decisions") is not None:
             raise ValueError("env.batched plays the default decisions (S19) only; custom "
                              "decision objects need env.batched: false")
+    if config.opponents.pfsp_exponent and not (config.env.batched and trainer.league):
+        raise ValueError(f"opponents.pfsp_exponent draws the league of the batched engine: "
+                         f"set env.batched: true ({games_with('league')} only)")
     if config.env.margin_shaping and not trainer.margin_shaping:
         raise ValueError(f"env.margin_shaping applies to {games_with('margin_shaping')} only; "
                          "HUNGER: The Show has its own game_options: {reward: shaped}")

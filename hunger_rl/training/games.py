@@ -31,6 +31,9 @@ class TrainingGame:
     endgame_head: bool = False
     # Potential-based shaping by the public score margin (``env.margin_shaping``).
     margin_shaping: bool = False
+    # The batched env holds a league (``training.league``): frozen snapshots (``self``) among its
+    # opponents, drawn by prioritised fictitious self-play (``opponents.pfsp_exponent``).
+    league: bool = False
 
     def single_agent_view(self, api: str) -> type:
         """The single-agent view class for an environment of native API ``api``."""
@@ -61,9 +64,10 @@ TRAINING_GAMES: dict[str, TrainingGame] = {
     "hunger_show": TrainingGame(
         single_agent_views={"parallel": f"{_VIEWS}:ShowSingleAgentEnv",
                             "aec": f"{_VIEWS}:ShowFullDecisionSingleAgentEnv"},
-        # hunger_rl.policies.hunger_show_batched.POLICY_KINDS
-        batched_opponents=("random", "greedy", "crowd", "expert"),
+        # hunger_rl.policies.hunger_show_batched.POLICY_KINDS, and snapshots of the learner
+        batched_opponents=("random", "greedy", "crowd", "expert", "self"),
         batched_vec_env="hunger_rl.training.batched_show_vec_env:batched_vec_env_from_config",
+        league=True,
     ),
 }
 

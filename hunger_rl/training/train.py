@@ -7,7 +7,9 @@ the learning curve and the policy file. Output folder (``config.out``):
 
 - ``policy.safetensors`` (+ ``policy.json``, its metadata): the final policy, a policy spec
   for ``hunger-rl evaluate`` and ``hunger-rl tournament``;
-- ``checkpoints/step_<steps>/``: resumable checkpoints (see ``checkpoint.py``);
+- ``checkpoints/step_<steps>/``: resumable checkpoints (see ``checkpoint.py``); after saving
+  one mid-run the trainer reseeds and redeals the games as a resume from it does, so that a
+  run killed and resumed from it trains exactly what the uninterrupted run trains;
 - ``evaluation.csv`` / ``evaluation.json``: the final table, win share vs each baseline with
   its 95% interval (the JSON also gives the training time and PPO's steps per second);
   ``learning_curve.csv`` / ``learning_curve.png``: the periodic evaluations;
@@ -46,7 +48,7 @@ from hunger_rl.training.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
-from hunger_rl.training.config import TrainConfig
+from hunger_rl.training.config import SELF_PLAY, TrainConfig
 from hunger_rl.training.endgame import endgame_positions, fit_endgame_head, play_values
 from hunger_rl.training.games import training_game
 from hunger_rl.training.outputs import (
@@ -72,7 +74,7 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     out = prepare_output(config)
 
     # 1. Games: one learning seat per env, opponents from each env's self-play pool (or, with
-    # env.batched, the compiled opponents of the batched engine).
+    # env.batched, the compiled opponents of the batched engine and, for HUNGER, its league).
     vec_env = make_vec_env(config)
     metadata = policy_metadata(config, vec_env.observation_space, vec_env.action_space)
     model = make_model(config, vec_env, tensorboard_log=str(out / "tensorboard"))
@@ -90,6 +92,8 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     if _plays_snapshots(config):
         for weights in state.snapshots:
             vec_env.env_method("add_snapshot", weights)
+    if _has_league(config) and state.league:
+        vec_env.env_method("restore_league", state.league)
 
     # 3. Learn in chunks that end at the next evaluation or checkpoint.
     snapshots = SnapshotCallback(config, state)
@@ -120,6 +124,7 @@ def train(config: TrainConfig, resume: str | Path | None = None,
                 next_evaluation = _next_multiple(state.steps, config.evaluation.every_steps)
             if state.steps >= next_checkpoint:
                 _save_checkpoint(out, model, metadata, state, config)
+                _start_games_afresh(model, config, state.steps)
                 next_checkpoint = _next_multiple(state.steps, config.checkpoint_every_steps)
     vec_env.close()
 
@@ -210,9 +215,22 @@ def make_training_env(config: TrainConfig, in_worker: bool = False) -> Monitor:
 
 
 def _plays_snapshots(config: TrainConfig) -> bool:
-    """Whether the envs hold a self-play pool to hand snapshots to (the batched env has none;
-    the config allows it no ``self`` opponent)."""
-    return not config.env.batched
+    """Whether the envs hold a self-play pool to hand snapshots to: every reference env does;
+    a batched env only in a league with ``self`` among its opponents (the config allows ``self``
+    only where the game's batched env has a league)."""
+    return not config.env.batched or SELF_PLAY in config.opponents.weights
+
+
+def _has_league(config: TrainConfig) -> bool:
+    """Whether the env holds a ``training.league.League`` whose records a checkpoint keeps."""
+    return config.env.batched and training_game(config.game).league
+
+
+def _start_games_afresh(model: MaskablePPO, config: TrainConfig, steps: int) -> None:
+    """Reseed everything and have the next ``learn`` deal new games, exactly as a run resumed
+    from the checkpoint at ``steps`` starts."""
+    model.set_random_seed(config.seed + steps)
+    model._last_obs = None  # SB3's _setup_learn resets the envs when it finds no observation
 
 
 def _with_steps(metadata: PolicyMetadata, steps: int) -> PolicyMetadata:
@@ -261,6 +279,8 @@ def _next_multiple(value: int, every: int) -> int:
 
 def _save_checkpoint(out: Path, model: MaskablePPO, metadata: PolicyMetadata,
                      state: TrainingState, config: TrainConfig) -> Path:
+    if _has_league(config):
+        state.league = model.get_env().env_method("league_state")[0]
     return save_checkpoint(checkpoint_folder(out, state.steps), model.policy,
                            model.policy.optimizer, _with_steps(metadata, state.steps), state,
                            config.to_dict())

@@ -11,3 +11,38 @@ def tiny_scorer_config():
             "opponents": {"weights": {"forecast": 1.0}},
             "evaluation": {"every_steps": 256, "games": 4, "opponents": ["random"],
                            "final_games": 4}}
+
+
+class Killed(Exception):
+    """Stands for a kill right after a checkpoint was written."""
+
+
+def _kill(*args):
+    raise Killed
+
+
+@pytest.fixture
+def train_killed_and_resumed(monkeypatch):
+    """``run(config)``: train ``config`` killed right after its first checkpoint before the end
+    (where the trainer goes on to start the games afresh), then resume it from its run folder
+    to the end."""
+    from hunger_rl.training import train as train_module
+
+    def run(config):
+        with monkeypatch.context() as patch:
+            patch.setattr(train_module, "_start_games_afresh", _kill)
+            with pytest.raises(Killed):
+                train_module.train(config, progress=False)
+        return train_module.train(config, resume=config.out, progress=False)
+
+    return run
+
+
+def assert_same_weights(first, second):
+    """Two policy (or checkpoint tensor) files hold bit-identical tensors."""
+    from safetensors.torch import load_file
+
+    first, second = load_file(str(first)), load_file(str(second))
+    assert first.keys() == second.keys()
+    for name, tensor in first.items():
+        assert tensor.equal(second[name]), name

@@ -65,8 +65,10 @@ def test_learner_episodes_follow_the_reference_show():
 
 
 def test_refuses_what_the_batch_cannot_play():
-    with pytest.raises(ValueError, match="not \\['self'\\]"):
-        BatchedShowVecEnv(2, opponent_weights={"self": 1.0})
+    with pytest.raises(ValueError, match="not \\['search:4'\\]"):
+        BatchedShowVecEnv(2, opponent_weights={"search:4": 1.0})
+    with pytest.raises(ValueError, match="no snapshot yet"):
+        BatchedShowVecEnv(2, opponent_weights={"self": 1.0}).reset()
     with pytest.raises(ValueError, match="default decisions"):
         BatchedShowVecEnv(2, decisions=[object()] * 4)
 

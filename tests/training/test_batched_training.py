@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import assert_same_weights
 
 from hunger_rl.engines.hungry.batched import BatchedHungry
 from hunger_rl.engines.hungry.engine import (
@@ -121,6 +122,15 @@ def test_tiny_batched_run_writes_every_artefact(tmp_path):
     assert policy.metadata.observation_size == make_encoder("hungry", 2).size
 
 
+def test_a_batched_run_killed_after_a_checkpoint_resumes_as_the_uninterrupted_run(
+        tmp_path, tiny_scorer_config, train_killed_and_resumed):
+    raw = {**tiny_scorer_config, "total_steps": 512, "out": str(tmp_path / "whole")}
+    train(config_from_dict(raw), progress=False)
+    train_killed_and_resumed(config_from_dict({**raw, "out": str(tmp_path / "killed")}))
+    assert_same_weights(tmp_path / "whole" / "policy.safetensors",
+                        tmp_path / "killed" / "policy.safetensors")
+
+
 def test_batched_env_splits_games_between_opponents_by_weight():
     env = make_batched_vec_env(10, {"random": 0.3, "greedy": 0.7}, seed=0, num_players=2)
     assert [(part.opponents.kind, part.num_envs) for part in env.parts] == [
@@ -175,8 +185,9 @@ def test_config_rules_for_batched():
         config_from_dict({**TINY_BATCHED, "opponents": {"weights": {"expert": 1}}})
     show = {"game": "hunger_show", "num_players": 4, "env": {"batched": True}}
     with pytest.raises(ValueError, match=r"plays only \['random', 'greedy', 'crowd', "
-                                         r"'expert'\] opponents, not \['self'\]"):
-        config_from_dict({**show, "opponents": {"weights": {"self": 1}}})
+                                         r"'expert', 'self'\] opponents, not \['ismcts:4'\]"):
+        config_from_dict({**show, "opponents": {"weights": {"self": 1, "ismcts:4": 1}}})
+    assert config_from_dict({**show, "opponents": {"weights": {"self": 1}}})
     assert config_from_dict({**show, "opponents": {"weights": {"expert": 1, "crowd": 1}}})
     with pytest.raises(ValueError, match="env.batched must be true or false"):
         config_from_dict({**TINY_BATCHED, "env": {"batched": "yes"}})

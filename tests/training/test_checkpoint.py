@@ -125,6 +125,13 @@ def good_record(run, steps=512):
         ({"history": [{**ROW, "steps": "x"}]}, r"history\[0\].steps is not valid"),
         ({"format": "other/1"}, "format 'other/1', expected"),
         ({"config": None}, "config must be a mapping"),
+        ({"league": "x"}, "league must be a mapping of scripted and snapshots records"),
+        ({"league": {"scripted": {"expert": [3, 2]}, "snapshots": []}},
+         r"league.scripted\['expert'\] must be a \[sum, count\] pair"),
+        ({"league": {"scripted": {}, "snapshots": [[0.5, float("inf")]]}},
+         r"league.snapshots\[0\] must be a \[sum, count\] pair"),
+        ({"league": {"scripted": {}, "snapshots": [[0, 1], [1, 2]]}},
+         "league records for 2 snapshots, the checkpoint holds 1"),
     ],
 )
 def test_a_bad_state_file_is_refused_and_changes_nothing(run, changes, message):
@@ -292,7 +299,8 @@ JSON = st.recursive(
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(changes=st.dictionaries(
-    st.sampled_from(["format", "steps", "updates", "history", "config", "game", "other"]),
+    st.sampled_from(["format", "steps", "updates", "history", "config", "game", "league",
+                     "other"]),
     JSON | st.lists(st.fixed_dictionaries({k: JSON for k in ROW}), max_size=2), max_size=3))
 def test_fuzzed_state_files_load_or_are_a_value_error(run, changes):
     """Any state.json fields: the checkpoint loads, or a ValueError says what is wrong."""

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from conftest import assert_same_weights
 from safetensors.torch import load_file
 
 from hunger_rl.cli import main
@@ -163,6 +164,16 @@ def test_the_same_config_and_seed_train_the_same_policy(trained, tmp_path, vec_e
     rows = [json.loads((out / "evaluation.json").read_text())["rows"]
             for out in (trained, tmp_path / "again")]
     assert rows[0] == rows[1]
+
+
+def test_a_run_killed_after_a_checkpoint_resumes_as_the_uninterrupted_run(
+        trained, tmp_path, train_killed_and_resumed):
+    """After each checkpoint the trainer reseeds and deals afresh as a resume from it does, so
+    the run killed there and resumed trains the uninterrupted run's weights."""
+    config = load_config(TINY).replace(out=str(tmp_path / "killed"))
+    train_killed_and_resumed(config)
+    assert_same_weights(trained / "policy.safetensors",
+                        tmp_path / "killed" / "policy.safetensors")
 
 
 def test_evaluation_reads_a_rewritten_policy_file(trained, tmp_path):

@@ -7,6 +7,7 @@ import pytest
 
 from hunger_rl.envs import GAMES
 from hunger_rl.policies import hunger_show_batched, hungry_batched
+from hunger_rl.training.config import SELF_PLAY
 from hunger_rl.training.games import TRAINING_GAMES, games_with, training_game
 from hunger_rl.training.single_agent import SingleAgentEnv
 
@@ -23,7 +24,9 @@ def test_every_game_has_a_view_for_each_api_it_can_run_in(name):
 
 def test_batched_opponents_are_the_compiled_policies():
     assert TRAINING_GAMES["hungry"].batched_opponents == hungry_batched.POLICY_KINDS
-    assert TRAINING_GAMES["hunger_show"].batched_opponents == hunger_show_batched.POLICY_KINDS
+    # HUNGER's batched env holds a league: its compiled players, and snapshots of the learner.
+    assert TRAINING_GAMES["hunger_show"].batched_opponents == (*hunger_show_batched.POLICY_KINDS,
+                                                                SELF_PLAY)
 
 
 def test_unregistered_games_and_apis_are_named_in_the_error():
@@ -32,6 +35,7 @@ def test_unregistered_games_and_apis_are_named_in_the_error():
     with pytest.raises(ValueError, match="no single-agent view for 'parallel'"):
         training_game("hungry").single_agent_view("parallel")
     assert games_with("endgame_head") == "hungry"
+    assert games_with("league") == "hunger_show"
 
 
 @pytest.mark.parametrize(("name", "num_players"), [("hungry", 3), ("hunger_show", 5)])
