@@ -33,7 +33,7 @@ from hunger_rl.training.batched_vec_env import (
     split_games,
 )
 from hunger_rl.training.config import config_from_dict
-from hunger_rl.training.train import train
+from hunger_rl.training.train import make_model, make_vec_env, train
 
 
 def reference_encoding(observation, num_players, tied_second):
@@ -181,3 +181,18 @@ def test_config_rules_for_batched():
     with pytest.raises(ValueError, match="env.batched must be true or false"):
         config_from_dict({**TINY_BATCHED, "env": {"batched": "yes"}})
     assert config_from_dict(TINY_BATCHED).env.batched
+
+
+@pytest.mark.parametrize(("target_kl", "passes"), [(None, 3), (1e-9, 1)])
+def test_target_kl_stops_the_passes_over_a_rollout(target_kl, passes):
+    """ppo.target_kl reaches MaskablePPO: past it, the update stops within its first pass (the
+    first minibatch has KL 0 and steps; the second exceeds 1.5e-9 and stops), where without a
+    limit every one of n_epochs passes runs."""
+    config = config_from_dict({
+        "game": "hungry", "num_players": 2, "env": {"n_envs": 4, "batched": True},
+        "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 3, "target_kl": target_kl},
+        "network": {"hidden": [16]}, "opponents": {"weights": {"random": 1.0}}})
+    model = make_model(config, make_vec_env(config))
+    model.learn(total_timesteps=4 * 32)
+    assert model.target_kl == target_kl
+    assert model._n_updates == passes
