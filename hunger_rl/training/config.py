@@ -137,6 +137,16 @@ class PPOConfig:
     ent_coef: float = setting(0.01, "entropy bonus weight", low=0, high=10)
     vf_coef: float = setting(0.5, "value loss weight", low=0, high=100)
     max_grad_norm: float = setting(0.5, "gradient norm clip", low=0, low_open=True, high=10**6)
+    scorer_lr_scale: float = setting(
+        1.0, "network.action_scorer: the learning rate of the layers that reach the logits only "
+        "through the action scores (the scorer, its context and the endgame head) is "
+        "learning_rate times this; the scores enter the logits 40 times over "
+        "(ActionScorerPolicy.PRIOR_WEIGHT), so 0.025 gives those layers the logit step of any "
+        "other layer", low=0, low_open=True, high=1)
+    target_kl: float | None = setting(
+        None, "sb3 backend: an update stops its passes over the rollout once the approximate KL "
+        "between the policy before and after exceeds 1.5 x this; null: no limit", low=0,
+        low_open=True, high=10)
 
 
 @dataclass(frozen=True)
@@ -395,6 +405,8 @@ def _check_value(path: str, value: Any, kind: Any, rule: Rule) -> Any:
 
 
 def _within(value: Any, rule: Rule) -> bool:
+    if value is None:
+        return True  # null where the type allows it ("off"); the bounds are for a value
     if rule.choices and value not in rule.choices:
         return False
     if rule.low is not None and (value < rule.low or (rule.low_open and value == rule.low)):
@@ -567,6 +579,10 @@ def _check_consistency(config: TrainConfig) -> None:
         option, value = game.full_decision_option
         raise ValueError(f"network.action_scorer scores the daily picks only; use it without "
                          f"game_options.{option}: {value}")
+    if config.ppo.target_kl is not None and config.backend != "sb3":
+        raise ValueError("ppo.target_kl applies to the sb3 backend only")
+    if config.ppo.scorer_lr_scale != 1.0 and not config.network.action_scorer:
+        raise ValueError("ppo.scorer_lr_scale applies to network.action_scorer: true only")
     if config.network.action_scorer and config.backend != "sb3":
         raise ValueError("network.action_scorer applies to the sb3 backend only")
     if config.network.privileged_critic:

@@ -147,18 +147,33 @@ def train(config: TrainConfig, resume: str | Path | None = None,
 
 
 def make_model(config: TrainConfig, vec_env: VecEnv,
-               tensorboard_log: str | None = None) -> MaskablePPO:
+               tensorboard_log: str | None = None) -> ScaledGroupsPPO:
     """A fresh MaskablePPO learner of the config's network on ``vec_env``."""
     policy_class, policy_kwargs = policy_class_and_kwargs(
         config.network.action_scorer,
         make_encoder(config.game, config.num_players, config.game_options),
         config.network.endgame_head, critic_state_size(config))
-    return MaskablePPO(
+    ppo = asdict(config.ppo)
+    scorer_lr_scale = ppo.pop("scorer_lr_scale")
+    if config.network.action_scorer:
+        policy_kwargs["scorer_lr_scale"] = scorer_lr_scale
+    return ScaledGroupsPPO(
         policy_class, vec_env, seed=config.seed, verbose=0, tensorboard_log=tensorboard_log,
         policy_kwargs={"net_arch": list(config.network.hidden),
                        "activation_fn": ACTIVATION_FUNCTIONS[config.network.activation],
                        **policy_kwargs},
-        **asdict(config.ppo))
+        **ppo)
+
+
+class ScaledGroupsPPO(MaskablePPO):
+    """MaskablePPO whose optimizer groups may scale the learning rate: SB3 sets every group to
+    the schedule's rate before each update, then a group's ``lr_scale`` (if any) multiplies it
+    (``ppo.scorer_lr_scale``)."""
+
+    def _update_learning_rate(self, optimizers: Any) -> None:
+        super()._update_learning_rate(optimizers)
+        for group in self.policy.optimizer.param_groups:
+            group["lr"] *= group.get("lr_scale", 1.0)
 
 
 def fit_endgame_start(config: TrainConfig, policy: Any, out: Path, progress: bool) -> None:

@@ -22,7 +22,7 @@ from hunger_rl.policies.models.encoders import (
 )
 from hunger_rl.policies.models.networks import ActionScorerPolicy
 from hunger_rl.training.config import config_from_dict
-from hunger_rl.training.train import train
+from hunger_rl.training.train import make_model, make_vec_env, train
 
 SCORER_RUN = {
     "game": "hungry", "num_players": 2, "seed": 5, "total_steps": 512,
@@ -183,3 +183,37 @@ def test_scorer_and_head_are_refused_where_they_do_not_apply():
     with pytest.raises(ValueError, match="network.endgame_head applies to hungry only"):
         config_from_dict({"game": "hunger_show", "num_players": 4,
                           "network": {"action_scorer": True, "endgame_head": True}})
+
+
+def test_scorer_lr_scale_slows_only_the_layers_behind_the_scores():
+    """ppo.scorer_lr_scale: after an update the scorer, its context and the endgame head moved
+    at the scaled rate (Adam's first step moves each weight by about the rate, so their largest
+    change is about 1/40 of the others'); the optimizer still holds the parameters in the
+    network's own order, as a checkpoint's optimizer state indexes them."""
+    config = config_from_dict({
+        **SCORER_RUN, "network": {"hidden": [16], "action_scorer": True, "endgame_head": True},
+        "env": {"n_envs": 4, "batched": True},
+        "ppo": {"n_steps": 32, "batch_size": 128, "n_epochs": 1, "learning_rate": 1e-3,
+                "scorer_lr_scale": 0.025}})
+    model = make_model(config, make_vec_env(config))
+    groups = model.policy.optimizer.param_groups
+    assert [id(p) for group in groups for p in group["params"]] == \
+        [id(p) for p in model.policy.parameters()]
+    extractor = model.policy.mlp_extractor
+    behind_scores = {id(p) for module in (extractor.context, extractor.scorer, extractor.endgame)
+                     for p in module.parameters()}
+    before = {name: p.detach().clone() for name, p in model.policy.named_parameters()}
+    model.learn(total_timesteps=4 * 32)
+    steps = {name: (p.detach() - before[name]).abs().max().item()
+             for name, p in model.policy.named_parameters()}
+    scaled = [steps[n] for n, p in model.policy.named_parameters() if id(p) in behind_scores]
+    plain = [steps[n] for n, p in model.policy.named_parameters() if id(p) not in behind_scores]
+    assert max(scaled) < 1.5 * 0.025 * 1e-3 < 1e-3 / 1.5 < max(plain)
+    assert sorted({group["lr"] for group in groups}) == [0.025 * 1e-3, 1e-3]
+
+
+def test_scorer_lr_scale_needs_the_action_scorer():
+    with pytest.raises(ValueError, match="ppo.scorer_lr_scale applies to network.action_scorer"):
+        config_from_dict({"game": "hungry", "num_players": 2, "ppo": {"scorer_lr_scale": 0.5}})
+    with pytest.raises(ValueError, match=r"ppo.scorer_lr_scale must be a number in \(0, 1\]"):
+        config_from_dict({"game": "hungry", "num_players": 2, "ppo": {"scorer_lr_scale": 0}})

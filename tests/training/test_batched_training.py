@@ -4,8 +4,10 @@ import json
 
 import numpy as np
 import pytest
+import torch
 from conftest import assert_same_weights
 
+from hunger_rl.arena.evaluation import wilson_interval
 from hunger_rl.engines.hungry.batched import BatchedHungry
 from hunger_rl.engines.hungry.engine import (
     ACTION_RESORT,
@@ -28,13 +30,14 @@ from hunger_rl.policies.models.encoders import (
     make_encoder,
     observation_scale,
 )
+from hunger_rl.policies.models.networks import action_logits
 from hunger_rl.training.batched_vec_env import (
     BatchedHungryVecEnv,
     make_batched_vec_env,
     split_games,
 )
 from hunger_rl.training.config import config_from_dict
-from hunger_rl.training.train import train
+from hunger_rl.training.train import make_model, make_vec_env, train
 
 
 def reference_encoding(observation, num_players, tied_second):
@@ -192,3 +195,52 @@ def test_config_rules_for_batched():
     with pytest.raises(ValueError, match="env.batched must be true or false"):
         config_from_dict({**TINY_BATCHED, "env": {"batched": "yes"}})
     assert config_from_dict(TINY_BATCHED).env.batched
+
+
+@pytest.mark.parametrize(("target_kl", "passes"), [(None, 3), (1e-9, 1)])
+def test_target_kl_stops_the_passes_over_a_rollout(target_kl, passes):
+    """ppo.target_kl reaches MaskablePPO: past it, the update stops within its first pass (the
+    first minibatch has KL 0 and steps; the second exceeds 1.5e-9 and stops), where without a
+    limit every one of n_epochs passes runs."""
+    config = config_from_dict({
+        "game": "hungry", "num_players": 2, "env": {"n_envs": 4, "batched": True},
+        "ppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 3, "target_kl": target_kl},
+        "network": {"hidden": [16]}, "opponents": {"weights": {"random": 1.0}}})
+    model = make_model(config, make_vec_env(config))
+    model.learn(total_timesteps=4 * 32)
+    assert model.target_kl == target_kl
+    assert model._n_updates == passes
+
+
+def argmax_win_share(model, opponent, games, seed):
+    """The model's masked argmax play against ``opponent`` in every other seat: one game per
+    slot of a batched env, slot i starting in seat i mod 2, so seats rotate."""
+    encoder = make_encoder("hungry", 2)
+    env = BatchedHungryVecEnv(games, 2, opponent, seed=seed, encode=encoder.batch,
+                              encoded_size=encoder.size)
+    observations = env.reset()
+    shares = np.full(games, np.nan)
+    while np.isnan(shares).any():
+        logits = action_logits(model.policy, torch.as_tensor(observations)).numpy()
+        observations, _, dones, infos = env.step(
+            np.where(env.action_masks(), logits, -np.inf).argmax(axis=1))
+        for game in np.flatnonzero(dones & np.isnan(shares)):
+            shares[game] = infos[game]["win_share"]
+    return wilson_interval(shares.sum(), games)
+
+
+def test_ppo_learns_to_beat_random_on_a_tiny_budget():
+    """A plain MLP from scratch against random, 16k steps (4 rollouts) with the step size the
+    diagnosis found (docs/experiments.md, "PPO against a fixed opponent": learning rate 1e-3,
+    ten passes of minibatches of 256): the argmax policy's win share over the same 1,000 deals
+    rises from 0.447 to 0.585 (measured); the trained interval lies above the untrained one."""
+    config = config_from_dict({
+        "game": "hungry", "num_players": 2, "env": {"n_envs": 64, "batched": True},
+        "ppo": {"learning_rate": 1e-3, "n_steps": 64, "batch_size": 256, "n_epochs": 10,
+                "ent_coef": 0.0},
+        "network": {"hidden": [64, 64]}, "opponents": {"weights": {"random": 1.0}}})
+    model = make_model(config, make_vec_env(config))
+    _, untrained_high = argmax_win_share(model, "random", 1000, seed=99)
+    model.learn(total_timesteps=4 * 64 * 64)
+    trained_low, _ = argmax_win_share(model, "random", 1000, seed=99)
+    assert trained_low > untrained_high

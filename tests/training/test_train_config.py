@@ -80,6 +80,10 @@ def test_defaults_fill_missing_sections():
         ({"num_players": 7}, "game_options or num_players rejected by hungry"),
         ({"game_options": {"reward": "gold"}}, "game_options or num_players rejected"),
         ({"ppo": {"batch_size": 300}}, "ppo.batch_size (300) must divide"),
+        ({"ppo": {"target_kl": 0}}, "ppo.target_kl must be a number or null in (0, 10], got 0"),
+        ({"ppo": {"target_kl": "small"}}, "ppo.target_kl must be a number or null"),
+        ({"ppo": {"target_kl": 0.01}, "backend": "rllib"},
+         "ppo.target_kl applies to the sb3 backend only"),
     ],
 )
 def test_bad_values_name_their_key(changes, message):

@@ -108,10 +108,12 @@ class ActionScorerPolicy(MaskableActorCriticPolicy):
     PRIOR_WEIGHT = 40.0
 
     def __init__(self, *args: Any, action_features: tuple[int, int], action_feature_size: int,
-                 endgame: dict[str, Any] | None = None, **kwargs: Any):
+                 endgame: dict[str, Any] | None = None, scorer_lr_scale: float = 1.0,
+                 **kwargs: Any):
         self.action_features = tuple(action_features)
         self.action_feature_size = action_feature_size
         self.endgame_settings = endgame
+        self.scorer_lr_scale = scorer_lr_scale
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
@@ -130,6 +132,27 @@ class ActionScorerPolicy(MaskableActorCriticPolicy):
             last = self.mlp_extractor.scorer[-1]
             last.weight.zero_()
             last.bias.zero_()
+        if self.scorer_lr_scale != 1.0:
+            self.optimizer = self.optimizer_class(
+                self._scaled_parameter_groups(lr_schedule(1)), lr=lr_schedule(1),
+                **self.optimizer_kwargs)
+
+    def _scaled_parameter_groups(self, learning_rate: float) -> list[dict[str, Any]]:
+        """The parameters in their own order, cut into runs: those that only reach the logits
+        through the scores (the context, the scorer, the endgame head), which enter them
+        ``PRIOR_WEIGHT`` times over, get ``lr_scale = scorer_lr_scale``, the others 1 (read by
+        ``training.train.ScaledGroupsPPO``). Keeping the order keeps the optimizer state's
+        indices those of a single group, so checkpoints load either way."""
+        extractor = self.mlp_extractor
+        scaled = {id(p) for module in (extractor.context, extractor.scorer, extractor.endgame)
+                  if module is not None for p in module.parameters()}
+        groups: list[dict[str, Any]] = []
+        for parameter in self.parameters():
+            scale = self.scorer_lr_scale if id(parameter) in scaled else 1.0
+            if not groups or groups[-1]["lr_scale"] != scale:
+                groups.append({"params": [], "lr_scale": scale, "lr": learning_rate * scale})
+            groups[-1]["params"].append(parameter)
+        return groups
 
 
 class PrivilegedCriticExtractor(torch.nn.Module):
