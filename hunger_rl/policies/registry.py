@@ -123,6 +123,11 @@ def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
 
     rows = [(name + (":N" if entry.count_keyword else ""), entry.description)
             for name, entry in _table(game).items()]
+    if GUIDED_SEARCH in _table(game):
+        rows += [(f"{GUIDED_SEARCH}:N:SPEC", "the search guided by the trained network SPEC (a "
+                  "checkpoint or pretrained:NAME): its logits choose and weigh the candidates"),
+                 (f"{GUIDED_SEARCH}:N:D:SPEC", "the same, and the network's value once D plays "
+                  "followed a candidate (a network trained by expert iteration)")]
     rows += [(PREFIX + n, catalogue()[n]["description"])
              for n in pretrained_names(game, num_players)]
     rows.append(("PATH", "a policy trained by `hunger-rl train` (its folder or policy file)"))
