@@ -103,7 +103,7 @@ class SearchGuide(Protocol):
 @dataclass(frozen=True)
 class SearchStatistics:
     """One move's search: the legal plays, their centred logits, each play's playouts and
-    mean win share (0 playouts: not searched), and the sigma scale at the end."""
+    mean win share (0 playouts: not searched)."""
 
     actions: np.ndarray
     logits: np.ndarray
@@ -113,11 +113,15 @@ class SearchStatistics:
     def improved_policy(self) -> np.ndarray:
         """Gumbel AlphaZero's policy target over all NUM_ACTIONS plays (0 where illegal):
         softmax(logit + sigma(completed mean)), an unsearched play's mean completed by the
-        playout-weighted mean of the searched ones."""
+        playout-weighted mean of the searched ones (with none searched, the logits alone)."""
         searched = self.counts > 0
+        if not searched.any():
+            return self._softmax(self.logits)
         completed = np.where(searched, self.means,
                              np.average(self.means[searched], weights=self.counts[searched]))
-        scores = self.logits + sigma_scale(self.counts.max()) * completed
+        return self._softmax(self.logits + sigma_scale(self.counts.max()) * completed)
+
+    def _softmax(self, scores: np.ndarray) -> np.ndarray:
         weights = np.exp(scores - scores.max())
         target = np.zeros(NUM_ACTIONS)
         target[self.actions] = weights / weights.sum()

@@ -143,6 +143,11 @@ def test_improved_policy_by_hand():
     assert target[[3, 7, 9]] == pytest.approx(expected)
     assert target.sum() == pytest.approx(1.0)
     assert np.count_nonzero(target) == 3
+    # Nothing searched (a single candidate): the softmax of the logits.
+    unsearched = SearchStatistics(actions=np.array([3, 7]), logits=np.array([0.0, -1]),
+                                  counts=np.array([0, 0]), means=np.array([0.0, 0]))
+    assert unsearched.improved_policy()[[3, 7]] == pytest.approx(
+        [1 / (1 + math.exp(-1)), math.exp(-1) / (1 + math.exp(-1))])
 
 
 @pytest.mark.parametrize(("spec", "problem"), [
