@@ -13,8 +13,9 @@ The trainer reads top to bottom in :func:`train_expert_iteration`. Each iteratio
 3. The fitted network guides the next iteration's search; with ``cutoff`` its value also ends
    the playouts (from the second iteration on: before it, the value head is not fitted yet,
    unless ``start`` names a network whose value head is).
-4. Every ``evaluate_every`` iterations, the network alone plays ``evaluation.games``
-   seat-rotated games against each of ``evaluation.opponents`` (the learning curve); every
+4. Before the first iteration and after every ``evaluate_every`` iterations, the network
+   alone plays ``evaluation.games`` seat-rotated games against each of
+   ``evaluation.opponents`` (the learning curve, whose last point is the final table); every
    iteration ends with a checkpoint (``training.checkpoint``: the network, Adam's state and the
    history, safetensors and JSON).
 
@@ -140,6 +141,8 @@ def train_expert_iteration(config: TrainConfig, resume: str | Path | None = None
     else:
         state = load_checkpoint(resume, network, optimizer, metadata)
     _keep_iterations_log(out, state.updates)
+    if resume is None:  # the curve's first point: the network as it starts
+        _evaluate(config, out, network, metadata, state)
 
     ray = _start_ray(settings.ray_address)
     try:
@@ -160,14 +163,9 @@ def train_expert_iteration(config: TrainConfig, resume: str | Path | None = None
                              _generator(config.seed, iteration), progress)
                 state.steps += len(positions)
                 state.updates += 1
-                policy_path = save_policy(out / POLICY_FILE, network,
-                                          _with_steps(metadata, state.steps))
                 if state.updates % settings.evaluate_every == 0 \
                         and state.updates < settings.iterations:
-                    rows = evaluate_policy(config, policy_path, config.evaluation.games,
-                                           seed=config.seed + state.steps)
-                    state.history += [{"steps": state.steps, **row} for row in rows]
-                    write_learning_curve(state.history, out)
+                    _evaluate(config, out, network, metadata, state)
                 _log_iteration(out, {
                     "iteration": state.updates, "steps": state.steps,
                     "positions": len(positions), "cutoff": game_settings.cutoff, **losses,
@@ -192,6 +190,16 @@ def train_expert_iteration(config: TrainConfig, resume: str | Path | None = None
     write_learning_curve(state.history + [{"steps": state.steps, **row} for row in table], out)
     print(format_table(table, config, state.steps, train_seconds))
     return table
+
+
+def _evaluate(config: TrainConfig, out: Path, network: Any, metadata: PolicyMetadata,
+              state: TrainingState) -> None:
+    """The network alone against the evaluation opponents: a point of the learning curve."""
+    policy_path = save_policy(out / POLICY_FILE, network, _with_steps(metadata, state.steps))
+    rows = evaluate_policy(config, policy_path, config.evaluation.games,
+                           seed=config.seed + state.steps)
+    state.history += [{"steps": state.steps, **row} for row in rows]
+    write_learning_curve(state.history, out)
 
 
 def _metadata(config: TrainConfig, encoded_size: int) -> PolicyMetadata:

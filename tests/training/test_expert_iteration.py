@@ -112,9 +112,10 @@ def test_a_run_writes_its_artefacts_and_its_network_guides_the_search(trained):
     # No cut-off in the first iteration: the value head is not fitted before it.
     assert [row["cutoff"] for row in log] == [None, 2]
     curve = (trained / "learning_curve.csv").read_text().splitlines()
-    # One evaluation after the first iteration, then the final table.
+    # The network as it started, after the first iteration, then the final table.
     assert [line.split(",")[:2] for line in curve[1:]] == [
-        ["144", "random"], ["144", "greedy"], ["288", "random"], ["288", "greedy"]]
+        ["0", "random"], ["0", "greedy"], ["144", "random"], ["144", "greedy"],
+        ["288", "random"], ["288", "greedy"]]
     metadata = read_metadata(trained / "policy.safetensors")
     assert metadata.steps == 288 and metadata.extra["value"] == "win_share"
     search = make_policy(f"search:4:1:{trained / 'policy.safetensors'}", "hungry", 2)
