@@ -72,8 +72,11 @@ def _train(args: argparse.Namespace) -> int:
         train_rllib(config, progress=not args.no_progress)
         return 0
     from hunger_rl.training.outputs import final_evaluation, format_beside
-    from hunger_rl.training.train import train
 
+    if config.backend == "expert_iteration":
+        from hunger_rl.training.expert_iteration import train_expert_iteration as train
+    else:
+        from hunger_rl.training.train import train
     table = train(config, resume=args.resume, progress=not args.no_progress)
     if args.beside:
         other = final_evaluation(config, args.beside, progress=not args.no_progress)
@@ -115,7 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     configs = commands.add_parser("configs", help="list the shipped training configs")
     configs.set_defaults(handler=_configs)
 
-    train = commands.add_parser("train", help="self-play PPO from a YAML config (SB3 or Ray RLlib)")
+    train = commands.add_parser("train", help="train from a YAML config: self-play PPO (SB3 or Ray "
+                           "RLlib) or expert iteration")
     train.add_argument("config", help="a shipped config's name (see `hunger-rl configs`), "
                        "e.g. hungry_2p, or the path of a config file")
     train.add_argument("--resume", help="a checkpoint folder (OUT/checkpoints/step_N), or a run "

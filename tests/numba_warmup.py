@@ -83,7 +83,11 @@ def hungry() -> None:
         BatchedPolicy,
         forecast_values_of_observations,
     )
-    from hunger_rl.policies.hungry_search import playout_win_shares
+    from hunger_rl.policies.hungry_search import (
+        _observe_seat_zero,
+        load_deals,
+        playout_win_shares,
+    )
     from hunger_rl.training.batched_learner import LearnerOutputs, play_to_learners
 
     games = BatchedHungry(num_players=2, batch_size=2)
@@ -100,6 +104,8 @@ def hungry() -> None:
     view = HungryView.from_observation(outputs.observations[0])
     candidates = np.flatnonzero(outputs.action_masks[0])[:2]
     playout_win_shares(view, candidates, 1, np.random.default_rng(0))
+    rows = load_deals(view, 1, np.random.default_rng(0))
+    _observe_seat_zero(rows, np.zeros(1, np.int64), 2, np.zeros_like(outputs.observations[:1]))
 
 
 def show_players() -> None:

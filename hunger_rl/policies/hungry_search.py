@@ -24,6 +24,21 @@ fuse strategies across deals that the player cannot tell apart. Instead:
    small score-margin term measured weaker against the expert at 2 and at 4 players.)
 4. Choice: the surviving candidate of best mean win share, ties going to the expert's order.
 
+``search:N:SPEC`` (:class:`SearchHungryPolicy` with a ``guide``) lets a trained network guide the
+same search, as Gumbel AlphaZero's root search does (Danihelka et al., "Policy improvement by
+planning with Gumbel", ICLR 2022), rather than by PUCT, whose visit counts need far more than a
+few hundred playouts to improve on the prior: the network's logits (centred so that the best
+legal play has 0) rank the candidates first, the expert's order only among equal logits; every
+halving and the final choice rank by ``logit + sigma(mean win share)``, with
+``sigma(q) = (C_VISIT + most playouts of a candidate) * C_SCALE * q``. With
+``search:N:D:SPEC`` the network's value (its win-share estimate, trained by expert iteration)
+replaces the rest of each playout once D plays have been made after the candidate and the
+searcher is to move. With equal logits and no cut-off every ranking is plain search's, so
+plain search is this search with a uniform prior: the same code, the same random draws, the
+same move. ``explore`` (expert iteration's games) adds Gumbel noise to the logits, and
+:attr:`SearchHungryPolicy.last_search` keeps the statistics of the last move, from which
+:meth:`SearchStatistics.improved_policy` gives the training target.
+
 The playouts run on the batched engine's rules (:mod:`hunger_rl.engines.hungry.batched`): every
 (deal, candidate) pair is one row in that engine's layout, loaded here from the view, and played
 to the end in compiled code.
@@ -32,7 +47,8 @@ to the end in compiled code.
 from __future__ import annotations
 
 import math
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -54,8 +70,10 @@ from hunger_rl.engines.hungry.batched import (
     SECOND,
     TOTALS,
     best_total_and_winner,
+    observation_size,
     play,
     update_resort,
+    write_observation,
 )
 from hunger_rl.engines.hungry.engine import (
     DECK_SIZE,
@@ -70,17 +88,79 @@ from hunger_rl.policies.hungry import ExpertHungryPolicy, Outlook, view_of
 from hunger_rl.policies.hungry_batched import forecast_action, forecast_scratch
 
 
+class SearchGuide(Protocol):
+    """What guides a search: a trained network (``policies.learned.LearnedPolicy``)."""
+
+    name: str
+
+    def logits(self, observations: list[np.ndarray]) -> np.ndarray:
+        """(B, NUM_ACTIONS) unmasked action logits of raw observation vectors."""
+
+    def win_shares(self, observations: np.ndarray) -> np.ndarray:
+        """(B,) the observer's expected win share from its raw observation vectors."""
+
+
+@dataclass(frozen=True)
+class SearchStatistics:
+    """One move's search: the legal plays, their centred logits, each play's playouts and
+    mean win share (0 playouts: not searched)."""
+
+    actions: np.ndarray
+    logits: np.ndarray
+    counts: np.ndarray
+    means: np.ndarray
+
+    def improved_policy(self) -> np.ndarray:
+        """Gumbel AlphaZero's policy target over all NUM_ACTIONS plays (0 where illegal):
+        softmax(logit + sigma(completed mean)), an unsearched play's mean completed by the
+        playout-weighted mean of the searched ones (with none searched, the logits alone)."""
+        searched = self.counts > 0
+        if not searched.any():
+            return self._softmax(self.logits)
+        completed = np.where(searched, self.means,
+                             np.average(self.means[searched], weights=self.counts[searched]))
+        return self._softmax(self.logits + sigma_scale(self.counts.max()) * completed)
+
+    def _softmax(self, scores: np.ndarray) -> np.ndarray:
+        weights = np.exp(scores - scores.max())
+        target = np.zeros(NUM_ACTIONS)
+        target[self.actions] = weights / weights.sum()
+        return target
+
+
+# Gumbel AlphaZero's constants (the mctx library's defaults): sigma's offset in playouts and its
+# scale per unit of win share.
+C_VISIT = 50.0
+C_SCALE = 0.1
+
+
+def sigma_scale(most_playouts: int) -> float:
+    """Logits per unit of mean win share when the most-searched play has ``most_playouts``."""
+    return (C_VISIT + most_playouts) * C_SCALE
+
+
 class SearchHungryPolicy(Policy):
-    """Flat Monte Carlo over the expert's best plays with ``simulations`` playouts per move."""
+    """Flat Monte Carlo over the expert's best plays with ``simulations`` playouts per move;
+    with a ``guide``, over the network's best plays, ranked by its logits and the playouts, and
+    with a ``cutoff`` its value after that many plays (module docstring)."""
 
     # How many of the expert's best plays compete for the budget.
     CANDIDATES = 4
 
-    def __init__(self, simulations: int = 200):
+    def __init__(self, simulations: int = 200, guide: SearchGuide | None = None,
+                 cutoff: int | None = None, explore: bool = False):
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations}")
+        if cutoff is not None and (guide is None or cutoff < 0):
+            raise ValueError(f"a cut-off needs a guide and at least 0 plays, got {cutoff} "
+                             f"with guide {guide}")
         self.simulations = simulations
-        self.name = f"search:{simulations}"
+        self.guide = guide
+        self.cutoff = cutoff
+        self.explore = explore
+        self.last_search: SearchStatistics | None = None
+        self.name = f"search:{simulations}" + (
+            "" if guide is None else f"{'' if cutoff is None else f':{cutoff}'}:{guide.name}")
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
         actions = legal_actions(observation)
@@ -90,15 +170,17 @@ class SearchHungryPolicy(Policy):
             ExpertHungryPolicy.OWN_DESTINATION_CHANCE,
             ExpertHungryPolicy.OPPONENT_DESTINATION_CHANCE,
         ).values_after(actions, ExpertHungryPolicy.TIE_BREAK_WEIGHT)
-        # Expert order, ties broken at random so that equal plays are not biased by index.
-        order = np.lexsort((rng.random(actions.size), -values))
-        candidates = actions[order[: min(self.CANDIDATES, self.simulations)]]
-        if candidates.size == 1:
-            return int(candidates[0])
+        logits = self._centred_logits(observation, actions)
+        ranks = logits + rng.gumbel(size=actions.size) if self.explore else logits
+        # The guide's order, then the expert's, ties broken at random so that equal plays are
+        # not biased by index.
+        order = np.lexsort((rng.random(actions.size), -values, -ranks))
+        chosen = order[: min(self.CANDIDATES, self.simulations)]
+        candidates, ranks = actions[chosen], ranks[chosen]
         totals = np.zeros(candidates.size)
         counts = np.zeros(candidates.size, dtype=np.int64)
         alive = np.arange(candidates.size)
-        rounds = math.ceil(math.log2(candidates.size))
+        rounds = math.ceil(math.log2(candidates.size)) if candidates.size > 1 else 0
         budget = self.simulations
         for round_index in range(rounds):
             # What is left, split evenly over the remaining rounds; the search stops early when
@@ -108,23 +190,50 @@ class SearchHungryPolicy(Policy):
                 if budget < alive.size:
                     break
                 deals = 1
-            shares = playout_win_shares(view, candidates[alive], deals, rng)
+            shares = playout_win_shares(view, candidates[alive], deals, rng, self.guide,
+                                        self.cutoff)
             budget -= shares.size
             totals[alive] += shares.sum(axis=0)
             counts[alive] += deals
             if round_index < rounds - 1:
-                means = totals[alive] / counts[alive]
-                # Stable sort: among equal means the expert's order decides.
-                keep = np.argsort(-means, kind="stable")[: max(1, alive.size // 2)]
+                scores = _scores(ranks[alive], totals[alive], counts[alive], counts.max())
+                # Stable sort: among equal scores the guide's, then the expert's order decides.
+                keep = np.argsort(-scores, kind="stable")[: max(1, alive.size // 2)]
                 alive = alive[np.sort(keep)]
-        means = totals[alive] / counts[alive]
-        return int(candidates[alive[int(np.argmax(means))]])
+        if self.explore or self.guide is not None:
+            means = np.zeros(actions.size)
+            searched = np.zeros(actions.size, dtype=np.int64)
+            means[chosen] = np.divide(totals, counts, out=np.zeros_like(totals),
+                                      where=counts > 0)
+            searched[chosen] = counts
+            self.last_search = SearchStatistics(actions, logits, searched, means)
+        if counts.max() == 0:  # a single candidate, or N = 1: the guide's (or expert's) choice
+            return int(candidates[0])
+        scores = _scores(ranks[alive], totals[alive], counts[alive], counts.max())
+        return int(candidates[alive[int(np.argmax(scores))]])
+
+    def _centred_logits(self, observation: Observation, actions: np.ndarray) -> np.ndarray:
+        """The guide's logits of the legal plays less their maximum (so the best is exactly 0);
+        all 0 without a guide: a uniform prior."""
+        if self.guide is None:
+            return np.zeros(actions.size)
+        logits = self.guide.logits([observation["observation"]])[0, actions].astype(np.float64)
+        return logits - logits.max()
+
+
+def _scores(ranks: np.ndarray, totals: np.ndarray, counts: np.ndarray,
+            most_playouts: int) -> np.ndarray:
+    """``rank + sigma(mean win share)`` of candidates that all have playouts."""
+    return ranks + sigma_scale(most_playouts) * (totals / counts)
 
 
 def playout_win_shares(
-    view: HungryView, candidates: np.ndarray, deals: int, rng: np.random.Generator
+    view: HungryView, candidates: np.ndarray, deals: int, rng: np.random.Generator,
+    guide: SearchGuide | None = None, cutoff: int | None = None,
 ) -> np.ndarray:
-    """``shares[d, c]``: the observer's win share after candidate c in sampled deal d.
+    """``shares[d, c]``: the observer's win share after candidate c in sampled deal d; with a
+    ``cutoff``, the ``guide``'s estimate of it once ``cutoff`` plays followed the candidate and
+    the observer is to move (the real share where the game ended first).
 
     Every candidate sees the same deals and the same playout random streams.
     """
@@ -134,7 +243,16 @@ def playout_win_shares(
     streams = np.repeat(rng.integers(0, 2**63, size=deals, dtype=np.int64), candidates.size)
     shares = np.empty(games.shape[0])
     void_tied_second = view.tied_second == "void"
-    _play_out(games, actions, streams.astype(np.uint64), view.num_players, void_tied_second, shares)
+    stop_after = NO_CUTOFF if cutoff is None else cutoff
+    _play_out(games, actions, streams.astype(np.uint64), view.num_players, void_tied_second,
+              stop_after, shares)
+    if cutoff is not None:
+        stopped = np.flatnonzero(games[:, NUM_PLAYS] < TOTAL_PLAYS)
+        if stopped.size:
+            observations = np.zeros((stopped.size, observation_size(view.num_players)),
+                                    np.float32)
+            _observe_seat_zero(games, stopped, view.num_players, observations)
+            shares[stopped] = guide.win_shares(observations)
     return shares.reshape(deals, candidates.size)
 
 
@@ -190,17 +308,34 @@ def _score_tables(games, num_players, void_tied_second):
             update_resort(games, b, resort, num_players, void_tied_second)
 
 
+# ``_play_out``'s cut-off when there is none: more plays than a game has.
+NO_CUTOFF = TOTAL_PLAYS + 1
+
+
 @jit_allocating
-def _play_out(games, actions, streams, num_players, void_tied_second, shares):
-    """Row b plays ``actions[b]``, then every seat plays the forecast policy to the end; seat 0's
-    win share."""
+def _play_out(games, actions, streams, num_players, void_tied_second, cutoff, shares):
+    """Row b plays ``actions[b]``, then every seat plays the forecast policy to the end, or
+    until ``cutoff`` plays followed and seat 0 is to move; seat 0's win share in the rows that
+    ended (the others are left for the guide's value)."""
     scratch = forecast_scratch()
     for b in range(games.shape[0]):
         play(games, b, actions[b], num_players, void_tied_second)
+        made = 0
         while games[b, NUM_PLAYS] < TOTAL_PLAYS:
+            if made >= cutoff and games[b, CURRENT] == 0:
+                break
             action = forecast_action(games, b, num_players, streams, scratch)
             play(games, b, action, num_players, void_tied_second)
-        shares[b] = _observer_win_share(games, b, num_players)
+            made += 1
+        if games[b, NUM_PLAYS] == TOTAL_PLAYS:
+            shares[b] = _observer_win_share(games, b, num_players)
+
+
+@jit
+def _observe_seat_zero(games, rows, num_players, out):
+    """Seat 0's observation of each of ``rows`` into ``out``, row by row."""
+    for i in range(rows.size):
+        write_observation(games, rows[i], 0, num_players, out, i)
 
 
 @jit

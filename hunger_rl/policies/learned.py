@@ -42,6 +42,10 @@ FORMAT = "hunger-rl-policy/1"
 POLICY_FILE = "policy.safetensors"
 METADATA_KEY = "hunger_rl"
 WEIGHT_DTYPE = "F32"  # safetensors' name for float32, the dtype of every saved weight
+# ``PolicyMetadata.extra[VALUE_KEY] == WIN_SHARE_VALUE``: the value head was fitted to the
+# player's win share (expert iteration), so a search may use it as one (``win_shares``).
+VALUE_KEY = "value"
+WIN_SHARE_VALUE = "win_share"
 # The temporary file ``write_atomically`` writes before its rename: ``.NAME.PID.tmp``.
 TEMPORARY_NAME = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]+)\.tmp")
 
@@ -135,6 +139,20 @@ class LearnedPolicy(Policy):
         """Unmasked action logits for a batch of raw observation vectors."""
         inputs = torch.as_tensor(self._encode.batch(np.stack(observations)))
         return action_logits(self.network, inputs).numpy()
+
+    @property
+    def predicts_win_share(self) -> bool:
+        return self.metadata.extra.get(VALUE_KEY) == WIN_SHARE_VALUE
+
+    def win_shares(self, observations: np.ndarray) -> np.ndarray:
+        """The value head's estimates of the observer's win share, for a (B, size) batch of raw
+        observation vectors; only for a network whose value head was fitted to win shares."""
+        if not self.predicts_win_share:
+            raise ValueError(f"the value head of {self.name} was not fitted to win shares "
+                             "(expert iteration fits one), so it cannot value a position")
+        inputs = torch.as_tensor(self._encode.batch(np.asarray(observations, np.float32)))
+        with torch.no_grad():
+            return self.network.predict_values(inputs)[:, 0].numpy().astype(np.float64)
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
         return int(self.act_batch([observation], rng)[0])

@@ -2,8 +2,11 @@
 
 ``random``, ``greedy``, ``expert``; for Hungry also ``forecast`` (the expert's valuation,
 approximated and compiled), ``search`` or ``search:N`` (determinized Monte Carlo search with N
-playouts per move, 200 by default); for HUNGER: The Show also ``crowd`` (the argmax of the
-crowd values, the expert's valuation with one round of replies); for both ``ismcts`` or
+playouts per move, 200 by default), ``search:N:SPEC`` (the same search guided by the network of
+the policy spec SPEC: a trained checkpoint or ``pretrained:NAME``) and ``search:N:D:SPEC`` (also
+using that network's value once D plays followed each candidate); for HUNGER: The Show also
+``crowd`` (the argmax of the crowd values, the expert's valuation with one round of replies);
+for both ``ismcts`` or
 ``ismcts:N`` (OpenSpiel's information-set MCTS, N simulations per move, 100 by default; the
 ``openspiel`` extra); ``pretrained:NAME``, a trained agent shipped with the package
 (``policies.pretrained``); or the path of a trained checkpoint.
@@ -20,6 +23,8 @@ from hunger_rl.policies.base import Policy
 
 DEFAULT_SEARCH_SIMULATIONS = 200
 DEFAULT_ISMCTS_SIMULATIONS = 100
+# The scripted policy that ``NAME:N:SPEC`` turns into a network-guided search.
+GUIDED_SEARCH = "search"
 CHECKPOINT_SUFFIXES = (".safetensors", ".zip", ".pt", ".pth", ".ckpt")
 
 
@@ -99,6 +104,8 @@ def make_policy(spec: str, game: str, num_players: int) -> Policy:
         raise ValueError(f"a policy spec must be a non-empty string, got {spec!r}")
     name, _, argument = spec.partition(":")
     entry = table.get(name)
+    if name == GUIDED_SEARCH and ":" in argument and entry is not None:
+        return _guided_search(spec, argument, game, num_players)
     if entry is not None and (entry.count_keyword or not argument):
         return entry.make(spec, argument)
     if name == "pretrained" and argument:
@@ -116,10 +123,43 @@ def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
 
     rows = [(name + (":N" if entry.count_keyword else ""), entry.description)
             for name, entry in _table(game).items()]
+    if GUIDED_SEARCH in _table(game):
+        rows += [(f"{GUIDED_SEARCH}:N:SPEC", "the search guided by the trained network SPEC (a "
+                  "checkpoint or pretrained:NAME): its logits choose and weigh the candidates"),
+                 (f"{GUIDED_SEARCH}:N:D:SPEC", "the same, and the network's value once D plays "
+                  "followed a candidate (a network trained by expert iteration)")]
     rows += [(PREFIX + n, catalogue()[n]["description"])
              for n in pretrained_names(game, num_players)]
     rows.append(("PATH", "a policy trained by `hunger-rl train` (its folder or policy file)"))
     return rows
+
+
+def _guided_search(spec: str, argument: str, game: str, num_players: int) -> Policy:
+    """``search:N:SPEC`` or ``search:N:D:SPEC``: the search guided by SPEC's network."""
+    simulations, _, rest = argument.partition(":")
+    cutoff, _, guide_spec = rest.partition(":")
+    if not (cutoff.isdigit() and guide_spec):
+        cutoff, guide_spec = None, rest
+    if not guide_spec:
+        raise ValueError(f"in {spec!r}, a network's policy spec must follow search:N: "
+                         "(search:N:SPEC or search:N:D:SPEC)")
+    count = _count(spec, simulations, DEFAULT_SEARCH_SIMULATIONS)
+    if not simulations:
+        raise ValueError(f"in {spec!r}, the number of playouts N must come before the network")
+    try:
+        guide = make_policy(guide_spec, game, num_players)
+    except ValueError as error:
+        raise ValueError(f"in {spec!r}, the network {guide_spec!r}: {error}") from error
+    if not hasattr(guide, "logits"):
+        raise ValueError(f"in {spec!r}, {guide_spec!r} is not a trained network (a checkpoint "
+                         "or pretrained:NAME), so it cannot guide the search")
+    if cutoff is not None and not guide.predicts_win_share:
+        raise ValueError(f"in {spec!r}, the cut-off {cutoff} needs a network whose value head "
+                         f"was fitted to win shares (expert iteration fits one); {guide_spec!r} "
+                         f"has none: use search:{count}:{guide_spec}")
+    from hunger_rl.policies.hungry_search import SearchHungryPolicy
+
+    return SearchHungryPolicy(count, guide, None if cutoff is None else int(cutoff))
 
 
 def _count(spec: str, argument: str, default: int) -> int:

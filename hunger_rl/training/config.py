@@ -63,7 +63,7 @@ from hunger_rl.training.games import games_with, training_game
 
 SELF_PLAY = "self"
 VEC_ENV_KINDS = ("dummy", "subprocess")
-BACKENDS = ("sb3", "rllib")
+BACKENDS = ("sb3", "rllib", "expert_iteration")
 ACTIVATIONS = ("tanh", "relu")
 # The endgame fit holds out every this-many-th game's positions to choose its epoch.
 ENDGAME_VALIDATION_EVERY = 10
@@ -226,6 +226,40 @@ class RLlibConfig:
 
 
 @dataclass(frozen=True)
+class ExpertIterationConfig:
+    """Expert iteration (``training.expert_iteration``), Hungry only."""
+
+    iterations: int = setting(10, "rounds of games, fit and evaluation", low=1, high=10**6)
+    games: int = setting(64, "games per iteration, every seat played by the search", low=1,
+                         high=10**7)
+    simulations: int = setting(64, "playouts per move of the search (search:N:SPEC with the "
+                               "current network)", low=2, high=10**5)
+    cutoff: int | None = setting(
+        None, "null: playouts to the end; D: the network's value once D plays followed a "
+        "candidate (search:N:D:SPEC), from the second iteration on", low=0, high=100)
+    explore: bool = setting(True, "Gumbel noise on the network's logits at every move of the "
+                            "games (Gumbel AlphaZero's exploration)")
+    start: str | None = setting(
+        None, "null: the network section's untrained network (an action scorer starts as the "
+        "forecast player); or a policy spec (a checkpoint, pretrained:NAME) with the same "
+        "network, whose weights start the run")
+    epochs: int = setting(4, "passes over each iteration's positions", low=1, high=1000)
+    batch_size: int = setting(256, "minibatch size of the fit", low=1, high=10**7)
+    learning_rate: float = setting(3e-4, "Adam's step size", low=0, low_open=True, high=1)
+    value_weight: float = setting(1.0, "weight of the value loss (squared error to the win "
+                                  "share) beside the policy loss (cross-entropy to the "
+                                  "search's improved policy)", low=0, high=1000)
+    evaluate_every: int = setting(1, "iterations between evaluations of the network alone "
+                                  "(evaluation.games against evaluation.opponents)", low=1,
+                                  high=10**6)
+    workers: int = setting(2, "local processes playing the games (without ray_address)",
+                           low=1, high=MAX_WORKERS)
+    ray_address: str | None = setting(
+        None, "null: the games run in local processes; \"local\" starts a Ray instance on this "
+        "machine, \"auto\" or \"HOST:6379\" joins a running cluster (the rllib extra)")
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     game: str = setting(REQUIRED, "the game", choices=tuple(sorted(GAMES)))
     num_players: int = setting(REQUIRED, "players per game (the game's env card says which)",
@@ -248,11 +282,16 @@ class TrainConfig:
     evaluation: EvaluationConfig = section(EvaluationConfig,
                                            "seat-rotated matches against baselines")
     endgame: EndgameConfig = section(EndgameConfig, "Hungry: fit the endgame head from playouts")
-    backend: str = setting("sb3", "sb3 (this machine) or rllib (Ray RLlib, one machine or a "
-                           "cluster)", choices=BACKENDS)
+    backend: str = setting("sb3", "sb3 (this machine), rllib (Ray RLlib, one machine or a "
+                           "cluster) or expert_iteration (the search as the teacher, Hungry)",
+                           choices=BACKENDS)
     rllib: RLlibConfig = section(
         RLlibConfig, "read only by the rllib backend, which ignores env, ppo.n_steps, "
         "ppo.batch_size and checkpoint_every_steps")
+    expert_iteration: ExpertIterationConfig = section(
+        ExpertIterationConfig, "read only by the expert_iteration backend (Hungry), which "
+        "ignores total_steps, checkpoint_every_steps (it checkpoints every iteration), env, "
+        "ppo, opponents, endgame, rllib and evaluation.every_steps")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -583,8 +622,9 @@ def _check_consistency(config: TrainConfig) -> None:
         raise ValueError("ppo.target_kl applies to the sb3 backend only")
     if config.ppo.scorer_lr_scale != 1.0 and not config.network.action_scorer:
         raise ValueError("ppo.scorer_lr_scale applies to network.action_scorer: true only")
-    if config.network.action_scorer and config.backend != "sb3":
-        raise ValueError("network.action_scorer applies to the sb3 backend only")
+    if config.network.action_scorer and config.backend == "rllib":
+        raise ValueError("network.action_scorer applies to the sb3 and expert_iteration "
+                         "backends only")
     if config.network.privileged_critic:
         if config.backend != "sb3":
             raise ValueError("network.privileged_critic applies to the sb3 backend only")
@@ -608,6 +648,9 @@ def _check_consistency(config: TrainConfig) -> None:
                 f"endgame.positions must be 0 or at least {minimum} (the positions of "
                 f"{ENDGAME_VALIDATION_EVERY} games: one game in {ENDGAME_VALIDATION_EVERY} is "
                 f"held out)")
+    if config.backend == "expert_iteration":
+        _check_expert_iteration(config)
+        return
     if config.backend == "rllib":
         if config.rllib.minibatch_size > config.rllib.train_batch_size:
             raise ValueError(
@@ -635,6 +678,34 @@ def _check_consistency(config: TrainConfig) -> None:
         raise ValueError(
             f"ppo.batch_size ({config.ppo.batch_size}) must divide ppo.n_steps x env.n_envs "
             f"({rollout}), so that no minibatch is truncated")
+
+
+def _check_expert_iteration(config: TrainConfig) -> None:
+    from hunger_rl.policies.registry import make_policy
+
+    if config.game != "hungry":
+        raise ValueError(f"backend expert_iteration plays the Hungry search; game "
+                         f"{config.game!r} has none")
+    start = config.expert_iteration.start
+    if start is not None:
+        try:
+            policy = make_policy(start, config.game, config.num_players)
+        except (OSError, ValueError) as error:
+            raise ValueError(f"expert_iteration.start: {_excerpt_text(str(error), MESSAGE_CHARS)}"
+                             ) from error
+        metadata = getattr(policy, "metadata", None)
+        if metadata is None:
+            raise ValueError(f"expert_iteration.start: {excerpt(start)} is not a trained "
+                             "network (a checkpoint or pretrained:NAME)")
+        for key in ("hidden", "activation", "action_scorer", "endgame_head"):
+            if getattr(metadata, key) != getattr(config.network, key):
+                raise ValueError(
+                    f"expert_iteration.start: {excerpt(start)} has network.{key} "
+                    f"{getattr(metadata, key)!r}, the config {getattr(config.network, key)!r}")
+        if metadata.game_options != config.game_options:
+            raise ValueError(f"expert_iteration.start: {excerpt(start)} was trained with "
+                             f"game_options {metadata.game_options!r}, the config has "
+                             f"{config.game_options!r}")
 
 
 if __name__ == "__main__":

@@ -146,7 +146,8 @@ def learning_curve_figure(history: list[dict[str, Any]]):
                       capsize=3, label=opponent)
     axes.set_xlabel("training steps (learner decisions)")
     axes.set_ylabel("win share (95% interval)")
-    axes.set_xlim(0, 1.05 * max(row["steps"] for row in history))
+    # A curve whose only point is at 0 steps (a run's start) still gets a width.
+    axes.set_xlim(0, 1.05 * max(row["steps"] for row in history) or 1)
     axes.set_ylim(0, 1)
     axes.grid(alpha=0.3)
     axes.legend(title="against")

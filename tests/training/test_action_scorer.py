@@ -178,7 +178,8 @@ def test_show_scorer_run_trains_and_its_file_plays_the_same(tmp_path):
 
 
 def test_scorer_and_head_are_refused_where_they_do_not_apply():
-    with pytest.raises(ValueError, match="network.action_scorer applies to the sb3 backend"):
+    with pytest.raises(ValueError, match="network.action_scorer applies to the sb3 and "
+                                         "expert_iteration backends"):
         config_from_dict({**SCORER_RUN, "backend": "rllib"})
     with pytest.raises(ValueError, match="network.endgame_head applies to hungry only"):
         config_from_dict({"game": "hunger_show", "num_players": 4,

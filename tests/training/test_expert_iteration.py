@@ -1,0 +1,193 @@
+"""Expert iteration on a tiny budget: its games and targets, its fit, its artefacts, a resume
+after a kill that continues identically, Ray, and bad configs."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from hunger_rl.cli import main
+from hunger_rl.policies.learned import build_network, network_weights, read_metadata
+from hunger_rl.policies.models.encoders import make_encoder
+from hunger_rl.policies.registry import make_policy
+from hunger_rl.training import expert_iteration
+from hunger_rl.training.config import ExpertIterationConfig, config_from_dict, load_config
+from hunger_rl.training.expert_iteration import (
+    GameSettings,
+    Positions,
+    fit,
+    game_seeds,
+    play_games,
+    play_iteration,
+)
+
+TINY = Path(__file__).with_name("tiny_expert_iteration.yaml")
+REPOSITORY = Path(__file__).resolve().parents[2]
+FIRST_CHECKPOINT = Path("checkpoints") / "step_000000144" / "state.json"
+
+
+def tiny_settings(cutoff=None, explore=True):
+    config = load_config(TINY)
+    metadata = expert_iteration._metadata(config, make_encoder("hungry", 2).size)
+    torch.manual_seed(0)
+    return config, GameSettings(metadata, network_weights(build_network(metadata)), 4, cutoff,
+                                explore)
+
+
+def test_games_record_every_move_with_its_target_and_the_movers_win_share():
+    config, settings = tiny_settings(cutoff=2)
+    seeds = game_seeds(config.seed, 0, 3)
+    games = play_games(2, {}, settings, seeds)
+    assert len(games) == 3
+    for game in games:
+        assert len(game) == 48
+        assert (game.targets[~game.masks] == 0).all()
+        assert np.allclose(game.targets.sum(axis=1), 1.0)
+        # Player 0 moves first and the seats alternate; each one's share is the same at every
+        # one of its moves, and the two shares of a 2-player game add up to 1.
+        assert (game.win_shares[0::2] == game.win_shares[0]).all()
+        assert (game.win_shares[1::2] == game.win_shares[1]).all()
+        assert game.win_shares[0] + game.win_shares[1] == 1.0
+    # Each game is played from its own seeds: chunks of games make the same games.
+    apart = play_games(2, {}, settings, seeds[:1]) + play_games(2, {}, settings, seeds[1:])
+    for alone, together in zip(apart, games, strict=True):
+        for name in ("observations", "masks", "targets", "win_shares"):
+            assert np.array_equal(getattr(alone, name), getattr(together, name))
+
+
+def test_fit_moves_the_policy_to_the_targets_and_the_value_to_the_shares():
+    config, settings = tiny_settings()
+    positions = Positions.joined(play_games(2, {}, settings, game_seeds(1, 0, 2)))
+    encoder = make_encoder("hungry", 2)
+    network = build_network(settings.metadata)
+    network.load_state_dict({k: torch.as_tensor(v) for k, v in settings.weights.items()})
+
+    def losses():
+        inputs = torch.as_tensor(encoder.batch(positions.observations))
+        with torch.no_grad():
+            actor, critic = network.mlp_extractor(network.extract_features(inputs))
+            logits = network.action_net(actor).masked_fill(
+                ~torch.as_tensor(positions.masks), -1e9)
+            policy = -(torch.as_tensor(positions.targets)
+                       * torch.log_softmax(logits, 1).masked_fill(
+                           ~torch.as_tensor(positions.masks), 0)).sum(1).mean()
+            value = ((network.value_net(critic)[:, 0]
+                      - torch.as_tensor(positions.win_shares)) ** 2).mean()
+        return policy.item(), value.item()
+
+    before = losses()
+    optimizer = torch.optim.Adam(network.parameters(), lr=3e-3)
+    fit(network, optimizer, encoder, positions, ExpertIterationConfig(epochs=20, batch_size=32),
+        torch.Generator().manual_seed(0), progress=False)
+    after = losses()
+    assert after[0] < before[0] and after[1] < 0.5 * before[1]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """One tiny run through the command line (2 iterations of 3 games)."""
+    out = tmp_path_factory.mktemp("expert_iteration")
+    assert main(["train", str(TINY), "--out", str(out), "--no-progress"]) == 0
+    return out
+
+
+def test_a_run_writes_its_artefacts_and_its_network_guides_the_search(trained):
+    for name in ("policy.safetensors", "policy.json", "config.yaml", "evaluation.csv",
+                 "evaluation.json", "learning_curve.csv", "learning_curve.png",
+                 "iterations.jsonl"):
+        assert (trained / name).is_file(), name
+    assert sorted(p.name for p in (trained / "checkpoints").iterdir()) == [
+        "step_000000144", "step_000000288"]
+    log = [json.loads(line) for line in (trained / "iterations.jsonl").read_text().splitlines()]
+    assert [row["iteration"] for row in log] == [1, 2]
+    # No cut-off in the first iteration: the value head is not fitted before it.
+    assert [row["cutoff"] for row in log] == [None, 2]
+    curve = (trained / "learning_curve.csv").read_text().splitlines()
+    # The network as it started, after the first iteration, then the final table.
+    assert [line.split(",")[:2] for line in curve[1:]] == [
+        ["0", "random"], ["0", "greedy"], ["144", "random"], ["144", "greedy"],
+        ["288", "random"], ["288", "greedy"]]
+    metadata = read_metadata(trained / "policy.safetensors")
+    assert metadata.steps == 288 and metadata.extra["value"] == "win_share"
+    search = make_policy(f"search:4:1:{trained / 'policy.safetensors'}", "hungry", 2)
+    from hunger_rl.envs import hungry_v0
+
+    game_env = hungry_v0.env(num_players=2)
+    game_env.reset(seed=0)
+    observation = game_env.last()[0]
+    assert observation["action_mask"][search.act(observation, np.random.default_rng(0))]
+
+
+def test_a_killed_run_resumes_and_continues_identically(trained, tmp_path):
+    out = tmp_path / "killed"
+    command = [sys.executable, "-m", "hunger_rl.cli", "train", str(TINY), "--out", str(out),
+               "--no-progress"]
+    run = subprocess.Popen(command, cwd=REPOSITORY, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL,
+                           env={**os.environ, "PYTHONPATH": str(REPOSITORY)})
+    try:
+        while not (out / FIRST_CHECKPOINT).exists():
+            assert run.poll() is None, "the run ended before its first checkpoint"
+            time.sleep(0.02)
+    finally:
+        run.send_signal(signal.SIGKILL)
+        run.wait()
+    # Whatever the kill left of the second iteration, the resumed run starts after the first.
+    for later in (out / "checkpoints").glob("step_000000288"):
+        shutil.rmtree(later)
+    assert main(["train", str(TINY), "--out", str(out), "--resume", str(out),
+                 "--no-progress"]) == 0
+    for name, weights in load_file(trained / "policy.safetensors").items():
+        assert torch.equal(weights, load_file(out / "policy.safetensors")[name]), name
+    for name in ("learning_curve.csv", "evaluation.csv"):
+        assert (out / name).read_text() == (trained / name).read_text()
+    losses = [{k: v for k, v in json.loads(line).items() if "seconds" not in k}
+              for line in (out / "iterations.jsonl").read_text().splitlines()]
+    expected = [{k: v for k, v in json.loads(line).items() if "seconds" not in k}
+                for line in (trained / "iterations.jsonl").read_text().splitlines()]
+    assert losses == expected
+
+
+@pytest.mark.slow
+def test_ray_tasks_play_the_same_games_as_local_processes():
+    config, settings = tiny_settings()
+    local = play_iteration(config, settings, 0, None, progress=False)
+    ray = expert_iteration._start_ray("local")
+    try:
+        remote = play_iteration(config, settings, 0, ray, progress=False)
+    finally:
+        ray.shutdown()
+    for name in ("observations", "masks", "targets", "win_shares"):
+        assert np.array_equal(getattr(local, name), getattr(remote, name))
+
+
+BASE = {"game": "hungry", "num_players": 2, "backend": "expert_iteration"}
+
+
+@pytest.mark.parametrize(("changes", "problem"), [
+    ({"game": "hunger_show", "num_players": 4}, "backend expert_iteration plays the Hungry"),
+    ({"expert_iteration": {"simulations": 1}}, r"expert_iteration.simulations must be an "
+                                               r"integer in \[2"),
+    ({"expert_iteration": {"cutoff": -1}}, "expert_iteration.cutoff must be"),
+    ({"expert_iteration": {"games": 0}}, "expert_iteration.games must be"),
+    ({"expert_iteration": {"playouts": 8}}, "unknown key expert_iteration.playouts"),
+    ({"expert_iteration": {"ray_address": 6379}}, "expert_iteration.ray_address must be"),
+    ({"expert_iteration": {"start": "nowhere/policy.safetensors"}}, "expert_iteration.start"),
+    ({"expert_iteration": {"start": "expert"}}, "expert_iteration.start: 'expert' is not a "
+                                                "trained network"),
+    ({"expert_iteration": {"start": "pretrained:hungry_2p"}, "network": {"hidden": [16]}},
+     "expert_iteration.start: 'pretrained:hungry_2p' has network.hidden"),
+    ({"network": {"privileged_critic": True}}, "network.privileged_critic applies to the sb3"),
+])
+def test_bad_expert_iteration_configs_name_the_key(changes, problem):
+    with pytest.raises(ValueError, match=problem):
+        config_from_dict({**BASE, **changes})
