@@ -5,6 +5,8 @@ approximated and compiled), ``search`` or ``search:N`` (determinized Monte Carlo
 playouts per move, 200 by default); for HUNGER: The Show also ``crowd`` (the argmax of the
 crowd values, the expert's valuation with one round of replies); for both ``ismcts`` or
 ``ismcts:N`` (OpenSpiel's information-set MCTS, N simulations per move, 100 by default; the
+``openspiel`` extra); for HUNGER also ``smmcts`` or ``smmcts:N`` (simultaneous-move MCTS,
+decoupled UCT over the day's joint picks, N simulations per move, 100 by default; the
 ``openspiel`` extra); ``pretrained:NAME``, a trained agent shipped with the package
 (``policies.pretrained``); or the path of a trained checkpoint.
 """
@@ -20,6 +22,7 @@ from hunger_rl.policies.base import Policy
 
 DEFAULT_SEARCH_SIMULATIONS = 200
 DEFAULT_ISMCTS_SIMULATIONS = 100
+DEFAULT_SMMCTS_SIMULATIONS = 100
 CHECKPOINT_SUFFIXES = (".safetensors", ".zip", ".pt", ".pth", ".ckpt")
 
 
@@ -78,6 +81,13 @@ POLICY_TABLES: dict[str, dict[str, ScriptedPolicy]] = {
         "ismcts": ScriptedPolicy("hunger_rl.policies.ismcts:ISMCTSShowPolicy", _ISMCTS,
                                  count_keyword="simulations",
                                  default_count=DEFAULT_ISMCTS_SIMULATIONS),
+        "smmcts": ScriptedPolicy("hunger_rl.policies.hunger_show_search:SMMCTSShowPolicy",
+                                 "simultaneous-move MCTS (decoupled UCT over the day's joint "
+                                 "picks), N simulations per move "
+                                 f"({DEFAULT_SMMCTS_SIMULATIONS} by default; needs the "
+                                 "openspiel extra)",
+                                 count_keyword="simulations",
+                                 default_count=DEFAULT_SMMCTS_SIMULATIONS),
     },
 }
 
