@@ -78,7 +78,10 @@ class SMMCTSShowPolicy(Policy):
         layout = observation_layout(n)
         config = ShowConfig(n, characters=bool(vector[layout["character"]][1:].any()))
         legal = legal_actions(observation)
-        living = np.flatnonzero(vector[layout["alive"]])  # seat 0, the observer, among them
+        alive = vector[layout["alive"]]
+        if not alive[0]:  # eliminated, staying in the env (eliminated="stay"): its no-op
+            return int(legal[0])
+        living = np.flatnonzero(alive)
         choices = NUM_ACTIONS * config.num_locations
         if legal.tolist() != list(range(choices)):
             raise ValueError(f"the action mask allows {legal.tolist()}; a living player of a "
