@@ -6,8 +6,10 @@ share weighted by games, the 95% Wilson interval over all of them. The cost per 
 time (one process, one core) of each of the search's picks in whole shows where it plays seat 0
 against `crowd`.
 
-Usage: python scripts/search_strength.py [--simulations 100] [--chunks 4] [--workers 2]
+Usage: python scripts/search_strength.py [--search smmcts:100] [--chunks 4] [--workers 2]
        [--skip-matches] [--skip-cost] [--cost-shows 5]
+
+``--search`` takes any HUNGER spec (``ismcts:100`` for the costs beside OpenSpiel's ISMCTS).
 """
 
 from __future__ import annotations
@@ -79,14 +81,14 @@ def cost_per_move(search: str, players: int, shows: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--simulations", type=int, default=100)
+    parser.add_argument("--search", default="smmcts:100")
     parser.add_argument("--chunks", type=int, default=4)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--cost-shows", type=int, default=5)
     parser.add_argument("--skip-matches", action="store_true")
     parser.add_argument("--skip-cost", action="store_true")
     args = parser.parse_args()
-    search = f"smmcts:{args.simulations}"
+    search = args.search
     if not args.skip_matches:
         print("| players | A | B (other seats) | games | A's win share [95% Wilson] "
               "| equal share | seeds |")
