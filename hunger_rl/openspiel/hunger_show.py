@@ -522,12 +522,19 @@ def show_from_observation(config: ShowConfig, observation: np.ndarray,
 
 def random_key(pools: dict[tuple[int, int, int], list[int]], category: int,
                rng: np.random.Generator) -> tuple[int, int, int]:
-    """The type of a token of ``category`` drawn at random from what is left."""
-    keys = [key for key, pool in pools.items() if key[0] == category for _ in pool]
-    if not keys:
+    """The type of a token of ``category`` drawn at random from what is left (each token left
+    equally likely: the draw indexes the tokens of the category, pool by pool)."""
+    sizes = [(key, len(pool)) for key, pool in pools.items() if key[0] == category]
+    total = sum(size for _, size in sizes)
+    if not total:
         raise ValueError(f"no {CATEGORY_NAMES[category]} token left to deal: the observation "
                          "is not of a show")
-    return keys[int(rng.integers(len(keys)))]
+    index = int(rng.integers(total))
+    for key, size in sizes[:-1]:
+        if index < size:
+            return key
+        index -= size
+    return sizes[-1][0]
 
 
 def event_cards_left(config: ShowConfig, left: int, rng: np.random.Generator) -> list[str]:

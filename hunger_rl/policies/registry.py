@@ -8,6 +8,8 @@ using that network's value once D plays followed each candidate); for HUNGER: Th
 ``crowd`` (the argmax of the crowd values, the expert's valuation with one round of replies);
 for both ``ismcts`` or
 ``ismcts:N`` (OpenSpiel's information-set MCTS, N simulations per move, 100 by default; the
+``openspiel`` extra); for HUNGER also ``smmcts`` or ``smmcts:N`` (simultaneous-move MCTS,
+decoupled UCT over the day's joint picks, N simulations per move, 100 by default; the
 ``openspiel`` extra); ``pretrained:NAME``, a trained agent shipped with the package
 (``policies.pretrained``); or the path of a trained checkpoint.
 """
@@ -25,6 +27,7 @@ DEFAULT_SEARCH_SIMULATIONS = 200
 DEFAULT_ISMCTS_SIMULATIONS = 100
 # The scripted policy that ``NAME:N:SPEC`` turns into a network-guided search.
 GUIDED_SEARCH = "search"
+DEFAULT_SMMCTS_SIMULATIONS = 100
 CHECKPOINT_SUFFIXES = (".safetensors", ".zip", ".pt", ".pth", ".ckpt")
 
 
@@ -83,6 +86,13 @@ POLICY_TABLES: dict[str, dict[str, ScriptedPolicy]] = {
         "ismcts": ScriptedPolicy("hunger_rl.policies.ismcts:ISMCTSShowPolicy", _ISMCTS,
                                  count_keyword="simulations",
                                  default_count=DEFAULT_ISMCTS_SIMULATIONS),
+        "smmcts": ScriptedPolicy("hunger_rl.policies.hunger_show_search:SMMCTSShowPolicy",
+                                 "simultaneous-move MCTS (decoupled UCT over the day's joint "
+                                 "picks), N simulations per move "
+                                 f"({DEFAULT_SMMCTS_SIMULATIONS} by default; needs the "
+                                 "openspiel extra)",
+                                 count_keyword="simulations",
+                                 default_count=DEFAULT_SMMCTS_SIMULATIONS),
     },
 }
 

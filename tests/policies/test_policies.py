@@ -159,7 +159,8 @@ def test_view_from_observation_matches_the_env():
 
 def test_registry_specs_and_errors(tmp_path):
     assert policy_specs("hungry") == ["random", "greedy", "expert", "forecast", "search", "ismcts"]
-    assert policy_specs("hunger_show") == ["random", "greedy", "expert", "crowd", "ismcts"]
+    assert policy_specs("hunger_show") == ["random", "greedy", "expert", "crowd", "ismcts",
+                                           "smmcts"]
     assert make_policy("search:50", "hungry", 2).simulations == 50
     assert make_policy("search", "hungry", 2).simulations == 200
     with pytest.raises(ValueError, match="random, greedy, expert, forecast, search:N"):

@@ -66,8 +66,8 @@ def test_policies_command_lists_every_spec(capsys):
     assert main(["policies", "--game", "hunger_show", "--players", "4"]) == 0
     lines = capsys.readouterr().out.splitlines()
     specs = [line.split()[0] for line in lines]
-    assert specs == ["random", "greedy", "expert", "crowd", "ismcts:N", "pretrained:hunger_show_4p",
-                     "PATH"]
+    assert specs == ["random", "greedy", "expert", "crowd", "ismcts:N", "smmcts:N",
+                     "pretrained:hunger_show_4p", "PATH"]
     assert all(len(line.split(maxsplit=1)) == 2 for line in lines)
     assert [s for s, _ in describe_specs("hungry", 3)][-2:] == ["pretrained:hungry_3p", "PATH"]
     assert "search:N" in [s for s, _ in describe_specs("hungry", 2)]

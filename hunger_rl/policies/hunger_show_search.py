@@ -1,0 +1,132 @@
+"""``smmcts:N``: a simultaneous-move search for HUNGER: The Show (SM-MCTS, decoupled UCT).
+
+A day's picks are simultaneous (S6), so the search keeps one bandit per living player over
+its own choices of the day and lets each pick with UCB1 on its own statistics, blind to the
+others' (decoupled UCT; Lanctot et al., "Monte Carlo Tree Search for Simultaneous Move Games:
+A Case Study in the Game of Goofspiel", 2013, and Tak et al., 2014, find it strong on
+simultaneous-move games). Each of the N simulations:
+
+1. deals a show that the searching player cannot tell from the real one: the hidden values
+   (tokens whose value it does not remember, the order of the event deck, the others'
+   characters, the RNG of the default decisions) drawn afresh from its observation alone by
+   ``show_from_observation``, the sampler behind ISMCTS's ``state_from_observation``;
+2. lets every living player pick by UCB1 on its own bandit, plays that day with the default
+   decisions (S19), then plays the show to its end with the rollout player below;
+3. pays each player its share of the win (1/k for a k-way draw), and credits it to the pick
+   that player made.
+
+It plays its most visited pick (ties: the best mean). The search reads nothing but the
+observation; the seats are the observer's (it sits at seat 0, as in its observation). Needs
+the ``openspiel`` extra (the sampler lives with the OpenSpiel game).
+
+The rollout player reads the dealt show directly (it is a sample, not the real game): a
+living player short of food for the next suppers gathers fruit or chicken, else raft tokens,
+at a random location whose pile still has some; with probability ``ROLLOUT_RANDOM`` it picks
+any legal pick instead, so that rollouts also meet thieves, guards and crowding.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import numpy as np
+
+from hunger_rl.engines.hunger_show.engine import ShowConfig, ShowGame
+from hunger_rl.engines.hunger_show.observation import observation_layout
+from hunger_rl.engines.hunger_show.tokens import CHICKEN, FRUIT, NUM_ACTIONS, RAFT
+from hunger_rl.openspiel.hunger_show import players_of, show_from_observation
+from hunger_rl.policies.base import Observation, Policy, legal_actions
+from hunger_rl.policies.hunger_show import SUPPER_COST
+from hunger_rl.policies.registry import DEFAULT_SMMCTS_SIMULATIONS
+
+# UCB1's exploration constant for win shares in [0, 1] (sqrt(2) is UCB1's own; a smaller one
+# suits the few simulations per pick that a move can afford).
+EXPLORATION = 0.7
+# A rollout player gathers food while it holds less than this many suppers' worth.
+FOOD_SUPPERS = 2
+# Chance that a rollout player picks any legal pick instead of gathering.
+ROLLOUT_RANDOM = 0.25
+# Scores of picks not yet tried (each is tried once before UCB1 compares), above any UCB1 value.
+UNTRIED = 1e9
+
+
+class SMMCTSShowPolicy(Policy):
+    """Decoupled-UCT simultaneous-move search over the day's joint picks, ``simulations``
+    determinised simulations per move (see the module docstring)."""
+
+    def __init__(self, simulations: int = DEFAULT_SMMCTS_SIMULATIONS,
+                 exploration: float = EXPLORATION):
+        if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)):
+            raise ValueError(f"simulations must be an integer, got {simulations!r}")
+        if simulations < 1:
+            raise ValueError(f"simulations must be at least 1, got {simulations}")
+        if (isinstance(exploration, bool) or not isinstance(exploration, (int, float))
+                or not math.isfinite(exploration) or exploration < 0):
+            raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
+        self.simulations = int(simulations)
+        self.exploration = float(exploration)
+        self.name = f"smmcts:{self.simulations}"
+
+    def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
+        if "rule_action" in observation:
+            raise ValueError("smmcts searches the daily pick of the default decision mode; "
+                             "the full-decision mode (decision_mode='agents') is not supported")
+        vector = np.asarray(observation["observation"])
+        n = players_of(vector)
+        layout = observation_layout(n)
+        config = ShowConfig(n, characters=bool(vector[layout["character"]][1:].any()))
+        legal = legal_actions(observation)
+        alive = vector[layout["alive"]]
+        if not alive[0]:  # eliminated, staying in the env (eliminated="stay"): its no-op
+            return int(legal[0])
+        living = np.flatnonzero(alive)
+        choices = NUM_ACTIONS * config.num_locations
+        if legal.tolist() != list(range(choices)):
+            raise ValueError(f"the action mask allows {legal.tolist()}; a living player of a "
+                             f"{n}-player show may pick any of 0..{choices - 1} (S6)")
+        visits = np.zeros((living.size, choices))
+        wins = np.zeros((living.size, choices))
+        # Breaks ties between equal scores at random, the same way for the whole search.
+        tie_breaks = rng.random((living.size, choices)) * 1e-6
+        rollout_rng = random.Random(int(rng.integers(2**63)))
+        for simulation in range(self.simulations):
+            show = show_from_observation(config, vector, rng)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                scores = np.where(visits > 0, wins / visits + self.exploration * np.sqrt(
+                    math.log(max(simulation, 1)) / visits), UNTRIED)
+            picks = (scores + tie_breaks).argmax(axis=1)
+            day = [None] * n
+            for seat, pick in zip(living.tolist(), picks.tolist(), strict=True):
+                day[seat] = divmod(pick, NUM_ACTIONS)
+            show.play_day(day)
+            play_out(show, rollout_rng)
+            shares = np.zeros(n)
+            shares[show.winners] = 1.0 / len(show.winners)
+            rows = np.arange(living.size)
+            visits[rows, picks] += 1
+            wins[rows, picks] += shares[living]
+        with np.errstate(invalid="ignore"):
+            means = np.nan_to_num(wins[0] / visits[0])
+        return int(np.lexsort((means, visits[0]))[-1])
+
+
+def play_out(show: ShowGame, rng: random.Random) -> None:
+    """Play ``show`` to its end, every living player picking by ``rollout_pick``."""
+    while not show.done:
+        show.play_day([rollout_pick(show, seat, rng) if alive else None
+                       for seat, alive in enumerate(show.alive)])
+
+
+def rollout_pick(show: ShowGame, seat: int, rng: random.Random) -> tuple[int, int]:
+    """The rollout player's (location, action) for ``seat`` (see the module docstring)."""
+    locations = show.config.num_locations
+    if rng.random() >= ROLLOUT_RANDOM:
+        short = show.food_value(show.holdings[seat]) < FOOD_SUPPERS * SUPPER_COST
+        kinds = (FRUIT, CHICKEN) if short else (RAFT,)
+        open_piles = [(location, kind) for location in range(1, locations) for kind in kinds
+                      if show.piles[location][kind]]
+        if open_piles:
+            return open_piles[rng.randrange(len(open_piles))]
+    return rng.randrange(locations), rng.randrange(NUM_ACTIONS)
