@@ -9,15 +9,14 @@ simultaneous-move games). Each of the N simulations:
 1. deals a show that the searching player cannot tell from the real one: the hidden values
    (tokens whose value it does not remember, the order of the event deck, the others'
    characters, the RNG of the default decisions) drawn afresh from its observation alone by
-   ``show_from_observation``, the sampler behind ISMCTS's ``state_from_observation``;
+   ``show_from_observation``, the sampler behind OpenSpiel's ISMCTS on this game;
 2. lets every living player pick by UCB1 on its own bandit, plays that day with the default
    decisions (S19), then plays the show to its end with the rollout player below;
 3. pays each player its share of the win (1/k for a k-way draw), and credits it to the pick
    that player made.
 
 It plays its most visited pick (ties: the best mean). The search reads nothing but the
-observation; the seats are the observer's (it sits at seat 0, as in its observation). Needs
-the ``openspiel`` extra (the sampler lives with the OpenSpiel game).
+observation; the seats are the observer's (it sits at seat 0, as in its observation).
 
 The rollout player reads the dealt show directly (it is a sample, not the real game): a
 living player short of food for the next suppers gathers fruit or chicken, else raft tokens,
@@ -33,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
+from hunger_rl.engines.hunger_show.determinisation import players_of, show_from_observation
 from hunger_rl.engines.hunger_show.engine import ShowConfig, ShowGame
 from hunger_rl.engines.hunger_show.observation import observation_layout
 from hunger_rl.engines.hunger_show.tokens import CHICKEN, FRUIT, NUM_ACTIONS, RAFT
-from hunger_rl.openspiel.hunger_show import players_of, show_from_observation
 from hunger_rl.policies.base import Observation, Policy, legal_actions
 from hunger_rl.policies.hunger_show import SUPPER_COST
 from hunger_rl.policies.registry import DEFAULT_SMMCTS_SIMULATIONS

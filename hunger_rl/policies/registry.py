@@ -9,8 +9,8 @@ using that network's value once D plays followed each candidate); for HUNGER: Th
 for both ``ismcts`` or
 ``ismcts:N`` (OpenSpiel's information-set MCTS, N simulations per move, 100 by default; the
 ``openspiel`` extra); for HUNGER also ``smmcts`` or ``smmcts:N`` (simultaneous-move MCTS,
-decoupled UCT over the day's joint picks, N simulations per move, 100 by default; the
-``openspiel`` extra); ``pretrained:NAME``, a trained agent shipped with the package
+decoupled UCT over the day's joint picks, N simulations per move, 100 by default);
+``pretrained:NAME``, a trained agent shipped with the package
 (``policies.pretrained``); or the path of a trained checkpoint.
 """
 
@@ -89,8 +89,7 @@ POLICY_TABLES: dict[str, dict[str, ScriptedPolicy]] = {
         "smmcts": ScriptedPolicy("hunger_rl.policies.hunger_show_search:SMMCTSShowPolicy",
                                  "simultaneous-move MCTS (decoupled UCT over the day's joint "
                                  "picks), N simulations per move "
-                                 f"({DEFAULT_SMMCTS_SIMULATIONS} by default; needs the "
-                                 "openspiel extra)",
+                                 f"({DEFAULT_SMMCTS_SIMULATIONS} by default)",
                                  count_keyword="simulations",
                                  default_count=DEFAULT_SMMCTS_SIMULATIONS),
     },

@@ -5,14 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hunger_rl.envs import hunger_show_v0
 from hunger_rl.engines.hunger_show.tokens import CAN, RAFT
 from hunger_rl.engines.validation import InvalidValueError
+from hunger_rl.envs import hunger_show_v0
+from hunger_rl.policies.hunger_show_search import SMMCTSShowPolicy, rollout_pick
 from hunger_rl.policies.registry import make_policy
-
-pytest.importorskip("pyspiel", reason="the openspiel extra is not installed")
-
-from hunger_rl.policies.hunger_show_search import SMMCTSShowPolicy, rollout_pick  # noqa: E402
 
 
 def random_days(env, observations, rng, days):
