@@ -103,8 +103,12 @@ def map_chunks(function, tasks: list, workers: int, bar: tqdm) -> Iterator:
         for chunk in pool.imap(function, tasks):
             bar.update(len(chunk))
             yield chunk
+        # Done: the workers leave on the pool's own sentinel. A SIGTERM from terminate() could
+        # reach a worker already in its exit, amid torch's clean-up, and print a traceback.
+        pool.close()
+        pool.join()
     finally:
-        if pool is not None:  # on any exception, Ctrl-C and SIGTERM included
+        if pool is not None:  # on any exception, Ctrl-C and SIGTERM included; else a no-op
             pool.terminate()
 
 
