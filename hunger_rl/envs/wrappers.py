@@ -59,8 +59,9 @@ class OrderEnforcer(OrderEnforcingWrapper):
             raise NotResetError("call reset() before observe()")
         return super().observe(agent)
 
-    def agent_iter(self, max_iter: int = 2**63) -> TurnIterable:
-        super().agent_iter(max_iter)  # raises before reset as PettingZoo's wrapper does
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            return super().agent_iter(max_iter)  # raises as PettingZoo's wrapper does
         return TurnIterable(self, max_iter)
 
 
