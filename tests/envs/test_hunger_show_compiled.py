@@ -80,7 +80,9 @@ def play_both(num_players, options, seed, read_game_on_day=None):
             assert_same(ours.last_log, theirs.last_log, f"{where} log")
             assert ours._show is None, "the show goes on on ShowGame"
     assert ours.agents == theirs.agents == []
-    assert ours.ranking_keys == theirs.ranking_keys
+    assert_same(ours.ranking_keys, theirs.ranking_keys, f"seed {seed} ranking keys")
+    assert ours.winners == theirs.winners
+    assert (ours._show is None) == (read_game_on_day is not None and day >= read_game_on_day)
     assert_same(ours.state(), theirs.state(), f"seed {seed} state")
     assert ours.game.to_dict() == theirs.game.to_dict()
     assert_same(ours.last_log, theirs.last_log, f"seed {seed} log")
@@ -184,3 +186,4 @@ def test_the_aec_view_matches_the_engine_path(num_players):
             theirs.step(action)
         assert ours.unwrapped.env._show is not None, "nothing read the game"
         assert ours.unwrapped.winners == theirs.unwrapped.winners
+        assert_same(ours.unwrapped.ranking_keys, theirs.unwrapped.ranking_keys, f"seed {seed}")

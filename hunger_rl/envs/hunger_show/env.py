@@ -208,8 +208,8 @@ class ShowParallelEnv(ParallelEnv):
         return self._last_log
 
     def _played(self) -> CompiledShow | ShowGame:
-        """What the env reads after a day, ``alive``, ``done``, ``day`` and ``winners``, from the
-        show as it is played: compiled or ``ShowGame``."""
+        """What the env reads after a day, ``alive``, ``done``, ``day``, ``winners`` and
+        ``final_keys``, from the show as it is played: compiled or ``ShowGame``."""
         return self._show if self._show is not None else self._game
 
     # ------------------------------------------------------------------ reset
@@ -395,9 +395,9 @@ class ShowParallelEnv(ParallelEnv):
     @property
     def ranking_keys(self) -> dict[str, tuple[int, int, int]]:
         """At the end, each ranked player's (raft sets, leftover raft units, food value) (S17)."""
-        if self.game is None:
+        if not self.started:
             return {}
-        return {PLAYER_LABELS[p]: key for p, key in self.game.final_keys.items()}
+        return {PLAYER_LABELS[p]: key for p, key in self._played().final_keys.items()}
 
     def _shape(self, acting: list[str], rewards: dict[str, float]) -> None:
         """Shaped mode: R1 plus SHAPING_WEIGHT x (own change in raft sets minus the mean change

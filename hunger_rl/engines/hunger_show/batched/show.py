@@ -15,6 +15,7 @@ from hunger_rl.engines.hunger_show.batched.day import play_day
 from hunger_rl.engines.hunger_show.batched.deal import deal_seeded
 from hunger_rl.engines.hunger_show.batched.layout import (
     ALIVE,
+    LEADER,
     MAX_PLAYERS,
     MAX_TOKENS,
     ROW_SIZE,
@@ -29,7 +30,7 @@ from hunger_rl.engines.hunger_show.batched.twister import (
     SEED_SCRATCH_SIZE,
     mt_seed_many,
 )
-from hunger_rl.engines.hunger_show.engine import ShowConfig, ShowGame
+from hunger_rl.engines.hunger_show.engine import ShowConfig, ShowGame, seats_from
 from hunger_rl.engines.hunger_show.observation import NUM_CHOICES, legal_mask, observation_tables
 from hunger_rl.engines.hunger_show.tokens import NUM_ACTIONS
 
@@ -91,9 +92,10 @@ class CompiledShow:
     for draw (``tests/envs/test_hunger_show_compiled.py``).
 
     It keeps what ``hunger_show_v0`` reads after every day, with the meanings of the
-    ``ShowGame`` attributes of the same names: ``alive`` (per seat), ``done``, ``day`` and
-    ``winners`` (seats). Anything more (the day's log, the token places) comes from the
-    reference game that :meth:`replay` rebuilds from the seed and the days' picks.
+    ``ShowGame`` attributes of the same names: ``alive`` (per seat), ``done``, ``day``,
+    ``winners`` (seats) and ``final_keys``. Anything more (the day's log, the token places)
+    comes from the reference game that :meth:`replay` rebuilds from the seed and the days'
+    picks.
     """
 
     def __init__(self, config: ShowConfig):
@@ -156,6 +158,17 @@ class CompiledShow:
             self.done = True
             self.winners = self._seats_by_bits[winners]
         return observations[0]
+
+    @property
+    def final_keys(self) -> dict[int, tuple[int, int, int]]:
+        """``ShowGame.final_keys``: once the show is over, each ranked seat's ranking key, in
+        the playing order of the last day (empty before)."""
+        if not self.done:
+            return {}
+        keys = self.keys.tolist()
+        return {seat: tuple(keys[seat])
+                for seat in seats_from(int(self.games[0, LEADER]), len(self.seats))
+                if keys[seat][0] >= 0}
 
     def observe(self) -> np.ndarray:
         """Every seat's observation now, a row per seat (a new array)."""
