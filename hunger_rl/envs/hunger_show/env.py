@@ -189,9 +189,7 @@ class ShowParallelEnv(ParallelEnv):
         """The show's ``ShowGame`` (None before the first reset). A show on the compiled day is
         replayed on it here, and goes on there."""
         if self._show is not None:
-            self._game, self._last_log = self._show.replay()
-            self._last_event = None if self._last_log is None else self._last_log["event"]
-            self._show = self._rows = None
+            self._hand_over()
         return self._game
 
     @game.setter
@@ -204,8 +202,14 @@ class ShowParallelEnv(ParallelEnv):
     def last_log(self) -> dict[str, Any] | None:
         """The public log of the last day played (``ShowGame.play_day``), None before it."""
         if self._show is not None:
-            self.game  # noqa: B018 (replays the show, its log included)
+            self._hand_over()
         return self._last_log
+
+    def _hand_over(self) -> None:
+        """Replay the compiled show on ``ShowGame``, which plays the rest of it."""
+        self._game, self._last_log = self._show.replay()
+        self._last_event = None if self._last_log is None else self._last_log["event"]
+        self._show = self._rows = None
 
     def _played(self) -> CompiledShow | ShowGame:
         """What the env reads after a day, ``alive``, ``done``, ``day``, ``winners`` and
@@ -330,7 +334,8 @@ class ShowParallelEnv(ParallelEnv):
 
     def _outcome(self, acting: list[str], players: list[str]
                  ) -> tuple[dict[str, float], dict[str, bool]]:
-        """``day_outcome`` but for the day's log."""
+        """Rewards and terminations of the agents of a step whose day was just resolved, from
+        the show as it is played."""
         game = self._played()
         seats = self.agent_seats
         n = self.config.num_players
