@@ -107,7 +107,7 @@ def test_random_shows_match_the_engine_path(num_players):
 @pytest.mark.slow
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
 def test_many_random_shows_match_the_engine_path(num_players):
-    play_many(num_players, 250)  # 3,000 shows
+    play_many(num_players, 100)  # 1,200 shows
 
 
 @pytest.mark.parametrize("num_players", PLAYER_COUNTS)
