@@ -36,15 +36,6 @@ from hunger_rl.engines.hunger_show.tokens import NUM_ACTIONS
 
 
 @jit_allocating
-def _alive_bits(row, n):
-    bits = 0
-    for seat in range(n):
-        if row[ALIVE + seat]:
-            bits |= 1 << seat
-    return bits
-
-
-@jit_allocating
 def _deal_show(g, mt, seed, seats, locs, options, legal, observations, masks):
     """``ShowGame(config, seed)`` dealt into ``g[0]`` and observed into ``observations[0]``."""
     seeds = np.empty(1, np.int64)
@@ -70,11 +61,14 @@ def _play_show_day(g, mt, actions, seats, locs, legal, keys, winners, observatio
                          np.empty(MAX_PLAYERS, np.int64), np.empty(WORK_SIZE, np.int64),
                          np.empty(SPARE_SIZE, np.int64), np.empty(TOKENS_SIZE, np.int64))
     observe(g, 0, seats, legal, np.empty(SCRATCH_SIZE, np.int64), observations, masks)
+    alive_bits = 0
     winner_bits = 0
     for seat in range(n):
+        if g[0, ALIVE + seat]:
+            alive_bits |= 1 << seat
         if winners[seat]:
             winner_bits |= 1 << seat
-    return condition, _alive_bits(g[0], n), winner_bits
+    return condition, alive_bits, winner_bits
 
 
 @lru_cache(maxsize=8)
@@ -112,7 +106,7 @@ class CompiledShow:
         self.actions = np.zeros(n, np.int64)
         self.keys = np.zeros((n, 3), np.int64)
         self.winner_flags = np.zeros(n, np.bool_)
-        self.masks = np.zeros((1, n, NUM_CHOICES), np.int8)  # the env builds its own masks
+        self.masks = np.zeros((1, n, NUM_CHOICES), np.int8)  # unread: the env has its own
         self._alive_by_bits, self._seats_by_bits = _seat_tables(n)
         self.seed: int | None = None
         self.picks: list[list[tuple[int, int] | None]] = []
@@ -176,10 +170,10 @@ class CompiledShow:
         _observe_show(self.games, self.seats, self.legal, observations, self.masks)
         return observations[0]
 
-    def replay(self, decisions: Any = None) -> tuple[ShowGame, dict[str, Any] | None]:
+    def replay(self) -> tuple[ShowGame, dict[str, Any] | None]:
         """The reference game of this show, replayed from its seed, and its last day's log
         (None before the first day)."""
-        game = ShowGame(self.config, seed=self.seed, decisions=decisions)
+        game = ShowGame(self.config, seed=self.seed)
         log = None
         for picks in self.picks:
             log = game.play_checked_day(list(picks))
