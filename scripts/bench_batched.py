@@ -71,7 +71,8 @@ def show_rate(num_shows: int, num_players: int, seconds: float) -> float:
 
 
 def show_reference_rate(num_players: int, seconds: float) -> float:
-    """hunger_show_v0 (Python, one show) with uniformly random legal actions."""
+    """hunger_show_v0's Parallel env (one show, its default path) with uniformly random legal
+    actions."""
     from bench_envs import parallel_steps_per_second
 
     from hunger_rl.envs import hunger_show_v0

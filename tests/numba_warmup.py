@@ -29,6 +29,7 @@ COMPILED_MODULES = (
     "hunger_rl/engines/hunger_show/batched/decisions.py",
     "hunger_rl/engines/hunger_show/batched/holdings.py",
     "hunger_rl/engines/hunger_show/batched/observe.py",
+    "hunger_rl/engines/hunger_show/batched/show.py",
     "hunger_rl/engines/hunger_show/batched/twister.py",
     "hunger_rl/engines/hungry/batched.py",
     "hunger_rl/policies/hunger_show_batched.py",
@@ -56,11 +57,14 @@ def cache_is_cold() -> bool:
 
 def show_engine() -> None:
     """Every compiled entry point of ``BatchedShow``: reset, step (to the end of a show, so that
-    its scoring and redeal compile too), restart; for every player count (the entry points are
-    compiled once per player count)."""
+    its scoring and redeal compile too), restart; and those of ``CompiledShow`` (deal, day,
+    observe), the default path of ``hunger_show_v0``; for every player count (the entry points
+    are compiled once per player count)."""
     import numpy as np
 
     from hunger_rl.engines.hunger_show.batched import MAX_PLAYERS, PREFETCH_FROM, BatchedShow
+    from hunger_rl.engines.hunger_show.batched.show import CompiledShow
+    from hunger_rl.engines.hunger_show.engine import ShowConfig
 
     for num_players in range(2, MAX_PLAYERS + 1):
         show = BatchedShow(num_players=num_players, batch_size=2)
@@ -68,6 +72,10 @@ def show_engine() -> None:
         while not outputs.done.any():
             outputs = show.step(np.argmax(outputs.action_masks, axis=2))
         show.restart([0])
+        single = CompiledShow(ShowConfig(num_players))
+        single.deal(0)
+        single.play_day([(0, 0) if alive else None for alive in single.alive])
+        single.observe()
     large = BatchedShow(num_players=4, batch_size=PREFETCH_FROM)  # the prefetching step
     large.step(np.argmax(large.reset(seed=0).action_masks, axis=2))
 

@@ -188,7 +188,9 @@ details are env attributes (on the Parallel env; the AEC view reads them through
 `last_log`, the last day's public log (choices, token movements `(category, from, to,
 reason)`, event, supper payments, eliminations, end); `winners` (names, [] before the end);
 `ranking_keys`: per ranked player (raft sets, leftover raft units, food value) (S17);
-`game`, the engine.
+`game`, the engine. With the rules' decisions, the R1 reward and no reset options, a show is
+played by compiled code with the same outcomes until `game` or `last_log` is first read: the
+engine then replays it up to that day and plays the rest.
 
 ## Reset options
 `reset(seed=..., options={...})`, all keys optional (a key set to None counts as absent);

@@ -17,6 +17,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
+from hunger_rl.engines.hunger_show.batched.show import CompiledShow
 from hunger_rl.engines.hunger_show.engine import (
     PLAYER_LABELS,
     SETUP_KEYS,
@@ -149,9 +150,17 @@ class ShowParallelEnv(ParallelEnv):
         self._seed_rng = random.Random()
         self._tables = observation_tables(num_players)
         self._gather = np.stack(self._tables.gather)
-        self.game: ShowGame | None = None
+        # The default path (the rules' decisions, the R1 reward, a seed and no setup) plays each
+        # show on the compiled day until something reads ``game`` or ``last_log``: then the
+        # reference game is replayed to that day and plays the rest of the show (``_show``: the
+        # compiled show while it is the one played, else None).
+        self._compiled = (CompiledShow(self.config) if decisions is None and reward == "r1"
+                          else None)
+        self._show: CompiledShow | None = None
+        self._rows: np.ndarray | None = None  # the compiled show's observations, a row per seat
+        self._game: ShowGame | None = None
+        self._last_log: dict[str, Any] | None = None
         self.agents: list[str] = []
-        self.last_log: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -167,7 +176,45 @@ class ShowParallelEnv(ParallelEnv):
     def _sample_mask(self, agent: str) -> np.ndarray:
         """What an unmasked sample of ``agent``'s action space draws from: its mask, or before
         the first reset the locations of the game."""
-        return self._mask if self.game is None else self._agent_mask(agent)
+        return self._agent_mask(agent) if self.started else self._mask
+
+    # ------------------------------------------------------------------ the show
+    @property
+    def started(self) -> bool:
+        """Whether a show was dealt (``reset``)."""
+        return self._show is not None or self._game is not None
+
+    @property
+    def game(self) -> ShowGame | None:
+        """The show's ``ShowGame`` (None before the first reset). A show on the compiled day is
+        replayed on it here, and goes on there."""
+        if self._show is not None:
+            self._hand_over()
+        return self._game
+
+    @game.setter
+    def game(self, game: ShowGame) -> None:
+        """Play on from another game (a copy edited by a test or a search, say)."""
+        self._show = self._rows = None
+        self._game = game
+
+    @property
+    def last_log(self) -> dict[str, Any] | None:
+        """The public log of the last day played (``ShowGame.play_day``), None before it."""
+        if self._show is not None:
+            self._hand_over()
+        return self._last_log
+
+    def _hand_over(self) -> None:
+        """Replay the compiled show on ``ShowGame``, which plays the rest of it."""
+        self._game, self._last_log = self._show.replay()
+        self._last_event = None if self._last_log is None else self._last_log["event"]
+        self._show = self._rows = None
+
+    def _played(self) -> CompiledShow | ShowGame:
+        """What the env reads after a day, ``alive``, ``done``, ``day``, ``winners`` and
+        ``final_keys``, from the show as it is played: compiled or ``ShowGame``."""
+        return self._show if self._show is not None else self._game
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None):
@@ -180,16 +227,22 @@ class ShowParallelEnv(ParallelEnv):
             seed = seed_rng.getrandbits(63)
         else:
             seed_rng, before = random.Random(seed), None
-        try:
-            game = ShowGame(self.config, seed=seed, setup=setup, decisions=self.decisions)
-        except BaseException:
-            if before is not None:
-                seed_rng.setstate(before)
-            raise
+        compiled = self._compiled
+        if compiled is not None and not setup and compiled.takes_seed(seed):
+            self._rows = compiled.deal(seed)
+            self._show, self._game = compiled, None
+        else:
+            try:
+                game = ShowGame(self.config, seed=seed, setup=setup, decisions=self.decisions)
+            except BaseException:
+                if before is not None:
+                    seed_rng.setstate(before)
+                raise
+            self._show = self._rows = None
+            self._game = game
         self._seed_rng = seed_rng
-        self.game = game
         self.agents = list(self.possible_agents)
-        self.last_log = None
+        self._last_log = None
         self._last_event = None
         self._raft_sets = [0] * self.config.num_players
         observations = self._observe_all(self.agents)
@@ -203,7 +256,7 @@ class ShowParallelEnv(ParallelEnv):
         or range. Actions for agents that already left are ignored, as PettingZoo's conversion
         wrappers do with extra keys. Masked actions are checked by ``step``.
         """
-        if self.game is None:
+        if not self.started:
             raise NotResetError("call reset() before step()")
         if not isinstance(actions, Mapping):
             raise ActionTypeError(f"step() takes a dict from agent name to action, got "
@@ -225,7 +278,7 @@ class ShowParallelEnv(ParallelEnv):
         return check_action(action, NUM_CHOICES, agent)
 
     def _masked_action_error(self, agent: str, value: int) -> IllegalActionError:
-        if not self.game.alive[self.agent_seats[agent]]:
+        if not self._played().alive[self.agent_seats[agent]]:
             return IllegalActionError(
                 f"{agent}: action {value} is masked: {agent} is eliminated and its only legal "
                 f"action is the no-op {NOOP_ACTION}")
@@ -245,24 +298,27 @@ class ShowParallelEnv(ParallelEnv):
     def step(self, actions: Mapping[str, Any]):
         values = self.check_actions(actions)
         # The game is under way here (check_actions), so an agent's mask is its seat's.
-        alive, seats = self.game.alive, self.agent_seats
+        played = self._played()
+        alive, seats = played.alive, self.agent_seats
         masked = [agent for agent, value in values.items()
                   if not (self._legal if alive[seats[agent]] else self._out_legal)[value]]
         if masked:
             if self.illegal_action == "raise":
                 raise self._masked_action_error(masked[0], values[masked[0]])
             return self._terminate_illegal(masked)
-        game = self.game
         acting = self.agents
-        seats = self.agent_seats
-        players = [a for a in acting if game.alive[seats[a]]]
+        players = [a for a in acting if alive[seats[a]]]
         choices: list[tuple[int, int] | None] = [None] * self.config.num_players
         for agent in players:
             choices[seats[agent]] = divmod(values[agent], NUM_ACTIONS)
-        # Atomic (S21j): a DecisionError changes nothing. The picks were checked above.
-        log = game.play_checked_day(choices)
-        rewards, terminations = self.day_outcome(acting, log, players)
-        self.agents = [] if game.done else [a for a in acting if not terminations[a]]
+        if played is self._show:
+            self._rows = played.play_day(choices)
+            rewards, terminations = self._outcome(acting, players)
+        else:
+            # Atomic (S21j): a DecisionError changes nothing. The picks were checked above.
+            log = played.play_checked_day(choices)
+            rewards, terminations = self.day_outcome(acting, log, players)
+        self.agents = [] if played.done else [a for a in acting if not terminations[a]]
         observations = self._observe_all(acting)
         truncations = dict.fromkeys(acting, False)
         return observations, rewards, terminations, truncations, self._infos(acting, observations)
@@ -272,11 +328,16 @@ class ShowParallelEnv(ParallelEnv):
                     ) -> tuple[dict[str, float], dict[str, bool]]:
         """Rewards and terminations of the agents of a step whose day was just resolved;
         ``players`` are those of them that played it (default: all)."""
-        game = self.game
-        seats = self.agent_seats
-        players = acting if players is None else players
-        self.last_log = log
+        self._last_log = log
         self._last_event = log["event"]
+        return self._outcome(acting, acting if players is None else players)
+
+    def _outcome(self, acting: list[str], players: list[str]
+                 ) -> tuple[dict[str, float], dict[str, bool]]:
+        """Rewards and terminations of the agents of a step whose day was just resolved, from
+        the show as it is played."""
+        game = self._played()
+        seats = self.agent_seats
         n = self.config.num_players
         rewards = dict.fromkeys(acting, 0.0)
         if game.done:
@@ -307,7 +368,7 @@ class ShowParallelEnv(ParallelEnv):
 
     def _win_shares(self) -> dict[int, float]:
         """Seat -> win share once the show is over (empty before and after an illegal end)."""
-        game = self.game
+        game = self._played()
         if not game.done:
             return {}
         return {p: 1.0 / len(game.winners) for p in game.winners}
@@ -319,7 +380,7 @@ class ShowParallelEnv(ParallelEnv):
         ``winners`` and ``game`` hold the details. With ``action_mask="info"`` the masks move
         from ``observations`` (required then) into the infos."""
         shares = self._win_shares()
-        day = self.game.day
+        day = self._played().day
         infos = {}
         for agent in agents:
             info = {"day": day, "win_share": shares.get(self.agent_seats[agent], 0.0)}
@@ -334,14 +395,14 @@ class ShowParallelEnv(ParallelEnv):
     @property
     def winners(self) -> list[str]:
         """The winners' names once the show is over (several in a draw), else []."""
-        return [PLAYER_LABELS[p] for p in self.game.winners] if self.game is not None else []
+        return [PLAYER_LABELS[p] for p in self._played().winners] if self.started else []
 
     @property
     def ranking_keys(self) -> dict[str, tuple[int, int, int]]:
         """At the end, each ranked player's (raft sets, leftover raft units, food value) (S17)."""
-        if self.game is None:
+        if not self.started:
             return {}
-        return {PLAYER_LABELS[p]: key for p, key in self.game.final_keys.items()}
+        return {PLAYER_LABELS[p]: key for p, key in self._played().final_keys.items()}
 
     def _shape(self, acting: list[str], rewards: dict[str, float]) -> None:
         """Shaped mode: R1 plus SHAPING_WEIGHT x (own change in raft sets minus the mean change
@@ -359,10 +420,13 @@ class ShowParallelEnv(ParallelEnv):
 
     # ------------------------------------------------------------------ observations
     def _observe_all(self, agents: list[str]) -> dict[str, dict[str, np.ndarray]]:
-        tables = self._tables
-        game = self.game
-        # Every seat's observation at once: one gather of the flat buffer, a row per seat.
-        rows = observation_buffer(game, tables, self._last_event)[self._gather]
+        game = self._played()
+        if game is self._show:  # the compiled day's, given out once
+            rows, self._rows = self._rows, None
+            if rows is None:
+                rows = game.observe()
+        else:  # every seat's observation at once: one gather of the flat buffer, a row per seat
+            rows = observation_buffer(game, self._tables, self._last_event)[self._gather]
         seats, alive = self.agent_seats, game.alive
         live = bool(self.agents) and not game.done  # as _agent_mask, once for all seats
         return {agent: {"observation": rows[seats[agent]],
@@ -371,7 +435,7 @@ class ShowParallelEnv(ParallelEnv):
                 for agent in agents}
 
     def _agent_mask(self, agent: str) -> np.ndarray:
-        game = self.game
+        game = self._played()
         if self.agents and not game.done and game.alive[self.agent_seats[agent]]:
             return self._mask
         return self._out_mask
@@ -383,7 +447,7 @@ class ShowParallelEnv(ParallelEnv):
         return observation if self.action_mask_in == "observation" else observation["observation"]
 
     def _check_agent(self, agent: Any, caller: str) -> None:
-        if self.game is None:
+        if not self.started:
             raise NotResetError(f"call reset() before {caller}()")
         if not (isinstance(agent, str) and agent in self.agent_seats):
             raise InvalidValueError(f"unknown agent {describe(agent)}; agents are "
@@ -415,11 +479,11 @@ class ShowParallelEnv(ParallelEnv):
         pass
 
 
-def departed_agent_step(view: AECEnv, game: Any, action: Any) -> bool:
-    """The checks every step of a HUNGER AEC env starts with: the game was reset and some agent
-    is still in it, and an agent that has left is stepped with None. True when this step is such
-    an agent's, for the caller to remove it."""
-    if game is None:
+def departed_agent_step(view: AECEnv, started: bool, action: Any) -> bool:
+    """The checks every step of a HUNGER AEC env starts with: the game was reset (``started``)
+    and some agent is still in it, and an agent that has left is stepped with None. True when
+    this step is such an agent's, for the caller to remove it."""
+    if not started:
         raise NotResetError("call reset() before step()")
     if not view.agents:
         raise IllegalActionError("the show is over and every agent has left; call reset()")
@@ -464,7 +528,7 @@ class ShowAECView(parallel_to_aec_wrapper):
         return getattr(self.env, name)
 
     def step(self, action: Any) -> None:
-        if departed_agent_step(self, self.env.game, action):
+        if departed_agent_step(self, self.env.started, action):
             super().step(None)
             return
         agent = self.agent_selection

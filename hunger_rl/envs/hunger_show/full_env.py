@@ -49,6 +49,7 @@ class ShowFullDecisionEnv(AECEnv):
         super().__init__()
         # The default-mode env deals the game and builds the common part of the observation.
         self.table = ShowParallelEnv(**kwargs)
+        self.table._compiled = None  # the days are played here, on the table's ShowGame
         self.config = self.table.config
         self.render_mode = self.table.render_mode
         self.possible_agents = list(self.table.possible_agents)
@@ -106,7 +107,7 @@ class ShowFullDecisionEnv(AECEnv):
         self.agent_selection = self._pickers[0]
 
     def step(self, action: Any) -> None:
-        if departed_agent_step(self, self.game, action):
+        if departed_agent_step(self, self.game is not None, action):
             self._was_dead_step(None)
             return
         agent = self.agent_selection

@@ -18,7 +18,8 @@ of shows depends only on its seed and its own actions.
 
 The modules, by role: ``layout`` (the tables, a show's row and the day's scratch), ``twister``
 (CPython's random generator), ``deal``, ``holdings``, ``decisions`` (the default decisions),
-``day``, ``observe`` and ``batch`` (:class:`BatchedShow` and its loops over the shows).
+``day``, ``observe``, ``batch`` (:class:`BatchedShow` and its loops over the shows) and ``show``
+(``CompiledShow``, one show a call: the default path of ``hunger_show_v0``).
 """
 
 from hunger_rl.engines.hunger_show.batched.batch import (
