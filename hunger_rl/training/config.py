@@ -119,8 +119,9 @@ class EnvConfig:
         "pure R1", low=0, high=100)
     batched: bool = setting(
         False, "the n_envs games run on the compiled batched engine, whose opponents are "
-        "compiled too, so opponents.weights may name only random, greedy and forecast (Hungry) "
-        "or random, greedy, crowd, expert and self (HUNGER, training.league); vec_env is unused")
+        "compiled too, so opponents.weights may name only random, greedy, forecast and expert "
+        "(Hungry) or random, greedy, crowd, expert and self (HUNGER, training.league); vec_env "
+        "is unused")
 
 
 @dataclass(frozen=True)
