@@ -395,15 +395,20 @@ def _play_values(g, b, num_players, scratch, values, details, exact):
         chances[s] = OPPONENT_DESTINATION_CHANCE * remaining / max(unseen_total, 1)
     # places[variant, resort, first or second, seat]; the played variants only where needed.
     for r in range(NUM_RESORTS):
-        for variant in (_STANDING, _PLAYED_HERE, _PLAYED_ELSEWHERE):
-            if variant != _STANDING and own_fit[r] == 0:
-                break
-            if exact:
-                _resort_exact(g, b, r, _SHIFTS[variant], num_players, mover, unseen_fit,
-                              own_fit, chances, exact_work, places[variant, r])
-            else:
-                _resort_forecast(g, b, r, _SHIFTS[variant], num_players, mover, unseen_fit,
-                                 own_fit, chances, work, places[variant, r])
+        if exact:
+            _resort_exact(g, b, r, np.int64(0), num_players, mover, unseen_fit, own_fit,
+                          chances, exact_work, places[_STANDING, r])
+        else:
+            _resort_forecast(g, b, r, np.int64(0), num_players, mover, unseen_fit, own_fit,
+                             chances, work, places[_STANDING, r])
+        if own_fit[r] > 0:
+            for variant in (_PLAYED_HERE, _PLAYED_ELSEWHERE):
+                if exact:
+                    _resort_exact(g, b, r, _SHIFTS[variant], num_players, mover, unseen_fit,
+                                  own_fit, chances, exact_work, places[variant, r])
+                else:
+                    _resort_forecast(g, b, r, _SHIFTS[variant], num_players, mover,
+                                     unseen_fit, own_fit, chances, work, places[variant, r])
     # Points as the table stands, without the bonus; a play changes two resorts' shares.
     standing[:] = 0.0
     for r in range(NUM_RESORTS):
