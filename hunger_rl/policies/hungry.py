@@ -101,6 +101,10 @@ class ExpertHungryPolicy(Policy):
     tie-break of H9. It plays the card and destination with the best value after the play, so
     it invests where one more tourist changes the outlook most (majority races), leaves
     resorts that are safe or lost, and keeps flexible cards for later.
+
+    This is the reference; its compiled twin, for the batched engine, is the "expert" of
+    :mod:`hunger_rl.policies.hungry_batched` (:func:`~hunger_rl.policies.hungry_batched.
+    expert_values`), kept equal by a differential test.
     """
 
     name = "expert"
