@@ -103,8 +103,8 @@ class ExpertHungryPolicy(Policy):
     resorts that are safe or lost, and keeps flexible cards for later.
 
     This is the reference; its compiled twin, for the batched engine, is the "expert" of
-    :mod:`hunger_rl.policies.hungry_batched` (:func:`~hunger_rl.policies.hungry_batched.
-    expert_values`), kept equal by a differential test.
+    :mod:`hunger_rl.policies.hungry_batched` (``expert_values``), kept equal by a differential
+    test.
     """
 
     name = "expert"
