@@ -7,14 +7,12 @@ from it when the caller passes no view), so they never see another player's hand
 from __future__ import annotations
 
 from functools import cache
-from math import comb
 from typing import Any
 
 import numpy as np
 
 from hunger_rl.engines.hungry.engine import (
     ACTION_RESORT,
-    COPIES_PER_TYPE,
     NUM_CARD_TYPES,
     NUM_RESORTS,
     NUM_STARS,
@@ -27,6 +25,8 @@ from hunger_rl.engines.hungry.engine import (
 from hunger_rl.engines.hungry.view import HungryView, observation_players
 from hunger_rl.policies.base import Observation, Policy, legal_actions
 from hunger_rl.policies.hungry_batched import (
+    BINOMIAL,
+    COUNTS_RANGE,
     FIRST_POINTS,
     OPPONENT_DESTINATION_CHANCE,
     OWN_DESTINATION_CHANCE,
@@ -39,13 +39,9 @@ RESORT_CARDS = np.zeros((NUM_RESORTS, NUM_CARD_TYPES), dtype=np.int64)
 for _card in range(NUM_CARD_TYPES):
     RESORT_CARDS[card_stars(_card) - 1, _card] = 1
     RESORT_CARDS[NUM_STARS + card_colour(_card), _card] = 1
-# The largest count one player can reach at a resort: all 10 cards that fit it.
-MAX_COUNT = COPIES_PER_TYPE * int(RESORT_CARDS.sum(axis=1).max())
-COUNTS = np.arange(MAX_COUNT + 1)
-BINOMIAL = np.array([[comb(n, k) for k in COUNTS] for n in COUNTS])
 # Truncated convolution of two count distributions as one product: out[k] = sum_j a[k-j] b[j].
-CONVOLVE_INDEX = np.maximum(COUNTS[:, None] - COUNTS[None, :], 0)
-CONVOLVE_MASK = COUNTS[:, None] >= COUNTS[None, :]
+CONVOLVE_INDEX = np.maximum(COUNTS_RANGE[:, None] - COUNTS_RANGE[None, :], 0)
+CONVOLVE_MASK = COUNTS_RANGE[:, None] >= COUNTS_RANGE[None, :]
 
 
 def view_of(observation: Observation, view: HungryView | None) -> HungryView:
@@ -105,6 +101,10 @@ class ExpertHungryPolicy(Policy):
     tie-break of H9. It plays the card and destination with the best value after the play, so
     it invests where one more tourist changes the outlook most (majority races), leaves
     resorts that are safe or lost, and keeps flexible cards for later.
+
+    This is the reference; its compiled twin, for the batched engine, is the "expert" of
+    :mod:`hunger_rl.policies.hungry_batched` (``expert_values``), kept equal by a differential
+    test.
     """
 
     name = "expert"
@@ -192,7 +192,7 @@ class Outlook:
         bases = self.counts[:, resorts].T.copy()
         bases[:, 0] += added
         # Shift each distribution up by the count already on the table.
-        shifted = COUNTS[None, None, :] - bases[:, :, None]
+        shifted = COUNTS_RANGE[None, None, :] - bases[:, :, None]
         pmfs = np.where(
             shifted >= 0, np.take_along_axis(pmfs, np.maximum(shifted, 0), axis=2), 0.0
         )
@@ -211,8 +211,8 @@ class Outlook:
 def _binomial_table(chances: np.ndarray) -> np.ndarray:
     """``table[i, n, k]``: chance of k successes in n trials of chance ``chances[i]``."""
     p = chances[:, None, None]
-    n = COUNTS[:, None]
-    k = COUNTS[None, :]
+    n = COUNTS_RANGE[:, None]
+    k = COUNTS_RANGE[None, :]
     valid = k <= n
     table = BINOMIAL * p ** np.where(valid, k, 0) * (1.0 - p) ** np.where(valid, n - k, 0)
     return np.where(valid, table, 0.0)

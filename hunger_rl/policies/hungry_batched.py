@@ -1,4 +1,5 @@
-"""Compiled Hungry policies for the batched engine: uniformly random, greedy, and the forecast.
+"""Compiled Hungry policies for the batched engine: uniformly random, greedy, the forecast and
+the expert.
 
 They run on the rows of :class:`~hunger_rl.engines.hungry.batched.BatchedHungry` without a Python
 call per game, so that opponents inside a batched training environment cost little next to the
@@ -46,8 +47,8 @@ from hunger_rl.engines.hungry.engine import (
 )
 from hunger_rl.engines.hungry.observation import observation_layout
 
-POLICY_KINDS = ("random", "greedy", "forecast")
-_POLICY_CODES = {"random": 0, "greedy": 1, "forecast": 2}
+POLICY_KINDS = ("random", "greedy", "forecast", "expert")
+_POLICY_CODES = {"random": 0, "greedy": 1, "forecast": 2, "expert": 3}
 
 
 @jit
@@ -151,6 +152,12 @@ FIRST_POINTS = np.array([s + 1 for s in range(NUM_STARS)] + [HOTEL_POINTS] * NUM
 # The two resorts a card type fits: its holiday home (stars) and its hotel (colour).
 _CARD_HOME = np.array([card_stars(t) - 1 for t in range(NUM_CARD_TYPES)], dtype=np.int64)
 _CARD_HOTEL = np.array([NUM_STARS + card_colour(t) for t in range(NUM_CARD_TYPES)], np.int64)
+# The expert's exact count distributions: the largest count one seat can reach at a resort (all
+# the cards that fit it), the counts 0..MAX_COUNT and their binomial coefficients.
+MAX_COUNT = COPIES_PER_TYPE * int(max(np.bincount(_CARD_HOME).max(),
+                                      np.bincount(_CARD_HOTEL).max()))
+COUNTS_RANGE = np.arange(MAX_COUNT + 1)
+BINOMIAL = np.array([[math.comb(n, k) for k in COUNTS_RANGE] for n in COUNTS_RANGE], float)
 # The expert's parameters (``policies.hungry.ExpertHungryPolicy`` reads them from here): own
 # hand cards go to each of their resorts with chance 1/2, so do unseen cards an opponent will
 # hold; a low-star home is worth this much per star below 6 for the H9 tie-break.
@@ -223,6 +230,68 @@ def _resort_forecast(
 
 
 @jit
+def _binomial_pmf(n, p, out):
+    """``out[k]``: the chance of k successes in n trials of chance p (0 above n)."""
+    for k in range(MAX_COUNT + 1):
+        out[k] = BINOMIAL[n, k] * p**k * (1.0 - p) ** (n - k) if k <= n else 0.0
+
+
+@jit
+def _resort_exact(g, b, resort, shift, num_players, mover, unseen_fit, own_fit, chances, work,
+                  out):
+    """:func:`_resort_forecast` with the expert's exact count distributions
+    (``policies.hungry.ExpertHungryPolicy``): each seat's count is the table's plus a binomial
+    number of the n unseen fitting cards (chance ``chances[s]`` each), the mover's plus another
+    of its own fitting cards (chance 1/2 each); first place: above every other seat, second:
+    below exactly one, strictly (ties score nothing, H6), from a count of at least 1.
+    ``work``: from :func:`forecast_scratch`, (4, MAX_PLAYERS, MAX_COUNT + 1)."""
+    pmfs = work[0]  # pmfs[s, k]: chance that seat s ends with k
+    below = work[1]  # chance of fewer than k
+    above = work[2]  # chance of more than k
+    unseen = work[3, 0]
+    own = work[3, 1]
+    n = unseen_fit[resort]
+    for s in range(num_players):
+        count = g[b, COUNTS + s * NUM_RESORTS + resort]
+        _binomial_pmf(n, chances[s], unseen)
+        if s == mover:
+            count += max(shift, 0)
+            _binomial_pmf(own_fit[resort] - abs(shift), OWN_DESTINATION_CHANCE, own)
+            # Its total: the unseen draws plus its own cards (a truncated convolution).
+            for k in range(MAX_COUNT, -1, -1):
+                total = 0.0
+                for j in range(k + 1):
+                    total += own[k - j] * unseen[j]
+                unseen[k] = total
+        cumulative = 0.0
+        for k in range(MAX_COUNT + 1):
+            chance = unseen[k - count] if k >= count else 0.0
+            pmfs[s, k] = chance
+            below[s, k] = cumulative
+            cumulative += chance
+            above[s, k] = 1.0 - cumulative
+    for s in range(num_players):
+        first = 0.0
+        second = 0.0
+        for k in range(1, MAX_COUNT + 1):  # a count of 0 never places (H6)
+            all_below = 1.0
+            one_above = 0.0
+            for t in range(num_players):
+                if t == s:
+                    continue
+                all_below *= below[t, k]
+                rest_below = 1.0
+                for o in range(num_players):
+                    if o != s and o != t:
+                        rest_below *= below[o, k]
+                one_above += above[t, k] * rest_below
+            first += pmfs[s, k] * all_below
+            second += pmfs[s, k] * one_above
+        out[0, s] = first
+        out[1, s] = second
+
+
+@jit
 def _add_bonus(home_firsts, num_players, points, no_home, one_home):
     """Add each seat's two-home bonus (H8) from its chance of first place at each home: homes in
     star order, the first seat to reach two takes it. ``no_home``, ``one_home``: working rows."""
@@ -272,6 +341,7 @@ def forecast_scratch():
         np.empty((5 + NUM_STARS, MAX_PLAYERS)),  # per seat: chances, points, bonus; homes' firsts
         np.empty(NUM_ACTIONS),  # each play's value
         np.empty((0, len(FORECAST_DETAILS))),  # no details
+        np.empty((4, MAX_PLAYERS, MAX_COUNT + 1)),  # the expert's count distributions
     )
 
 
@@ -281,7 +351,21 @@ def forecast_values(g, b, num_players, scratch, values, details):
     in game b; ``-inf`` where a is not legal. ``details[a]``: the ``FORECAST_DETAILS`` of each
     legal play (zero where not legal), or nothing when ``details`` has no rows.
     ``scratch``: from :func:`forecast_scratch`."""
+    _play_values(g, b, num_players, scratch, values, details, False)
+
+
+@jit
+def expert_values(g, b, num_players, scratch, values, details):
+    """:func:`forecast_values` with the expert's exact count distributions: the values of
+    ``policies.hungry.ExpertHungryPolicy`` (a differential test keeps them equal)."""
+    _play_values(g, b, num_players, scratch, values, details, True)
+
+
+@jit
+def _play_values(g, b, num_players, scratch, values, details, exact):
+    """The forecast's values (``exact`` false) or the expert's (true), as documented there."""
     fits, work, places, seats = scratch[:4]
+    exact_work = scratch[6]
     unseen_fit = fits[0]
     own_fit = fits[1]
     chances = seats[0]
@@ -311,25 +395,20 @@ def forecast_values(g, b, num_players, scratch, values, details):
         chances[s] = OPPONENT_DESTINATION_CHANCE * remaining / max(unseen_total, 1)
     # places[variant, resort, first or second, seat]; the played variants only where needed.
     for r in range(NUM_RESORTS):
-        _resort_forecast(
-            g, b, r, np.int64(0), num_players, mover, unseen_fit, own_fit, chances, work,
-            places[_STANDING, r],
-        )
+        if exact:
+            _resort_exact(g, b, r, np.int64(0), num_players, mover, unseen_fit, own_fit,
+                          chances, exact_work, places[_STANDING, r])
+        else:
+            _resort_forecast(g, b, r, np.int64(0), num_players, mover, unseen_fit, own_fit,
+                             chances, work, places[_STANDING, r])
         if own_fit[r] > 0:
             for variant in (_PLAYED_HERE, _PLAYED_ELSEWHERE):
-                _resort_forecast(
-                    g,
-                    b,
-                    r,
-                    _SHIFTS[variant],
-                    num_players,
-                    mover,
-                    unseen_fit,
-                    own_fit,
-                    chances,
-                    work,
-                    places[variant, r],
-                )
+                if exact:
+                    _resort_exact(g, b, r, _SHIFTS[variant], num_players, mover, unseen_fit,
+                                  own_fit, chances, exact_work, places[variant, r])
+                else:
+                    _resort_forecast(g, b, r, _SHIFTS[variant], num_players, mover,
+                                     unseen_fit, own_fit, chances, work, places[variant, r])
     # Points as the table stands, without the bonus; a play changes two resorts' shares.
     standing[:] = 0.0
     for r in range(NUM_RESORTS):
@@ -390,8 +469,20 @@ def forecast_values(g, b, num_players, scratch, values, details):
 @jit
 def forecast_action(g, b, num_players, rng_state, scratch):
     """The mover's play of best forecast value in game b; ties at random."""
+    return _best_play(g, b, num_players, rng_state, scratch, False)
+
+
+@jit
+def expert_action(g, b, num_players, rng_state, scratch):
+    """The mover's play of best expert value (:func:`expert_values`) in game b; ties (within
+    1e-9, as the Python expert's) at random."""
+    return _best_play(g, b, num_players, rng_state, scratch, True)
+
+
+@jit
+def _best_play(g, b, num_players, rng_state, scratch, exact):
     values = scratch[4]
-    forecast_values(g, b, num_players, scratch, values, scratch[5])
+    _play_values(g, b, num_players, scratch, values, scratch[5], exact)
     best_value, best_action, ties = -np.inf, np.int64(-1), np.int64(0)  # as _greedy_action
     for action in range(NUM_ACTIONS):
         if values[action] != -np.inf:
@@ -413,11 +504,11 @@ def _forecast_resort_points(chances, resort, seat):
 
 @jit_allocating
 def _forecast_values_of_observations(
-    observations, num_players, placed_start, sizes_start, out, details
+    observations, num_players, placed_start, sizes_start, out, details, exact
 ):
-    """Row i of ``out`` (and of ``details``, if it has rows): :func:`forecast_values` for the
-    observer of ``observations[i]``, from a game row rebuilt out of what the observation shows
-    (seat 0 is the observer)."""
+    """Row i of ``out`` (and of ``details``, if it has rows): :func:`forecast_values` (or, if
+    ``exact``, :func:`expert_values`) for the observer of ``observations[i]``, from a game row
+    rebuilt out of what the observation shows (seat 0 is the observer)."""
     row = np.zeros((1, ROW_SIZE), np.int8)
     game = np.int64(0)  # the row's one game
     scratch = forecast_scratch()
@@ -435,22 +526,23 @@ def _forecast_values_of_observations(
             row[0, HANDS + t] = np.int64(obs[t])
         row[0, HAND_SIZES] = np.int64(obs[sizes_start])
         row[0, NUM_PLAYS] = plays
-        forecast_values(row, game, num_players, scratch, out[i],
-                        details[i] if details.shape[0] else scratch[5])
+        _play_values(row, game, num_players, scratch, out[i],
+                     details[i] if details.shape[0] else scratch[5], exact)
 
 
 def forecast_values_of_observations(observations: np.ndarray, num_players: int,
-                                    details: bool = False):
+                                    details: bool = False, exact: bool = False):
     """(B, 50) forecast values of each observer's legal plays (``-inf`` where not legal), from
     a batch of ``hungry_v0`` observation vectors: public information and the observer's hand.
-    With ``details``, also their (B, 50, len(FORECAST_DETAILS)) parts, as a second result."""
+    With ``details``, also their (B, 50, len(FORECAST_DETAILS)) parts, as a second result.
+    With ``exact``, the expert's values (:func:`expert_values`) instead."""
     observations = np.ascontiguousarray(observations, dtype=np.float32)
     layout = observation_layout(num_players)
     b = observations.shape[0]
     out = np.empty((b, NUM_ACTIONS))
     parts = np.empty((b if details else 0, NUM_ACTIONS, len(FORECAST_DETAILS)))
     _forecast_values_of_observations(observations, num_players, layout["placed"].start,
-                                     layout["hand_sizes"].start, out, parts)
+                                     layout["hand_sizes"].start, out, parts, exact)
     return (out, parts) if details else out
 
 
@@ -461,7 +553,7 @@ def policy_action(g, b, policy_code, num_players, void_tied_second, rng_state, s
         return _random_action(g, b, rng_state)
     if policy_code == 1:
         return _greedy_action(g, b, num_players, void_tied_second, rng_state)
-    return forecast_action(g, b, num_players, rng_state, scratch)
+    return _best_play(g, b, num_players, rng_state, scratch, policy_code == 3)
 
 
 @jit_allocating
@@ -474,13 +566,14 @@ def _policy_actions(g, games, policy_code, num_players, void_tied_second, rng_st
 
 
 class BatchedPolicy:
-    """A compiled policy for the movers of a :class:`BatchedHungry`: "random", "greedy" or
-    "forecast".
+    """A compiled policy for the movers of a :class:`BatchedHungry`: "random", "greedy",
+    "forecast" or "expert".
 
     "random" is uniform over the legal actions. "greedy" plays the legal action that leaves the
     mover the best margin (its total minus the best other total, both as if the game ended after
     the play), ties broken uniformly at random. "forecast" plays the best forecast value (the
-    forecast policy section), ties broken uniformly at random. Each game slot has its own
+    forecast policy section), ties broken uniformly at random; "expert" the best expert value
+    (:func:`expert_values`), ties within 1e-9 broken uniformly at random. Each game slot has its own
     random stream, seeded from ``seed``, so a slot's choices do not depend on the other slots.
     """
 

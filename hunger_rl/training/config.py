@@ -119,8 +119,9 @@ class EnvConfig:
         "pure R1", low=0, high=100)
     batched: bool = setting(
         False, "the n_envs games run on the compiled batched engine, whose opponents are "
-        "compiled too, so opponents.weights may name only random, greedy and forecast (Hungry) "
-        "or random, greedy, crowd, expert and self (HUNGER, training.league); vec_env is unused")
+        "compiled too, so opponents.weights may name only random, greedy, forecast and expert "
+        "(Hungry) or random, greedy, crowd, expert and self (HUNGER, training.league); vec_env "
+        "is unused")
 
 
 @dataclass(frozen=True)
@@ -562,7 +563,15 @@ def config_reference() -> str:
              "hunger_rl.training.config > docs/config.md`; a test checks it is current.", "",
              "A config file is a YAML mapping of the keys below. `game` and `num_players` are "
              "required; every other key has the default shown. A key not listed, or a value "
-             "of another type or out of bounds, is an error naming the key.", ""]
+             "of another type or out of bounds, is an error naming the key.", "",
+             "The shipped configs (`hunger-rl configs` lists them, `hunger-rl train NAME` runs "
+             "one) are worked examples whose comments explain their settings. PPO against one "
+             "fixed opponent (Hungry 2p): `hungry_2p_vs_expert` starts from the forecast prior "
+             "and bounds its steps (`ppo.scorer_lr_scale: 0.025`, `ppo.target_kl: 0.01`, "
+             "rollouts of 8,192 decisions, `ppo.gamma` and `ppo.gae_lambda` 1, no entropy bonus, "
+             "no shaping) against the compiled `expert`; `exploit_hungry`, the recipe of "
+             "`hunger-rl exploit`, has the same settings; what they reach: docs/experiments.md, "
+             "\"PPO against a fixed opponent\".", ""]
     lines += _reference_table(TrainConfig, "")
     return "\n".join(lines) + "\n"
 

@@ -56,7 +56,7 @@ TRAINING_GAMES: dict[str, TrainingGame] = {
     "hungry": TrainingGame(
         single_agent_views={"aec": f"{_VIEWS}:HungrySingleAgentEnv"},
         # hunger_rl.policies.hungry_batched.POLICY_KINDS
-        batched_opponents=("random", "greedy", "forecast"),
+        batched_opponents=("random", "greedy", "forecast", "expert"),
         batched_vec_env="hunger_rl.training.batched_vec_env:batched_vec_env_from_config",
         endgame_head=True,
         margin_shaping=True,

@@ -184,8 +184,9 @@ def random_learner_actions(env, rng):
 def test_config_rules_for_batched():
     with pytest.raises(ValueError, match=r"opponents.weights: env.batched plays only .*'self'"):
         config_from_dict({**TINY_BATCHED, "opponents": {"weights": {"self": 1, "greedy": 1}}})
-    with pytest.raises(ValueError, match=r"opponents.weights: .*'expert'"):
-        config_from_dict({**TINY_BATCHED, "opponents": {"weights": {"expert": 1}}})
+    with pytest.raises(ValueError, match=r"opponents.weights: .*'search:8'"):
+        config_from_dict({**TINY_BATCHED, "opponents": {"weights": {"search:8": 1}}})
+    assert config_from_dict({**TINY_BATCHED, "opponents": {"weights": {"expert": 1}}})
     show = {"game": "hunger_show", "num_players": 4, "env": {"batched": True}}
     with pytest.raises(ValueError, match=r"plays only \['random', 'greedy', 'crowd', "
                                          r"'expert', 'self'\] opponents, not \['ismcts:4'\]"):
