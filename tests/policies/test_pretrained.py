@@ -76,13 +76,13 @@ def test_a_searching_agent_plays_its_search_guided_by_its_network(name):
     assert (agent.simulations, agent.cutoff) == (search["simulations"], search.get("cutoff"))
     assert isinstance(agent.guide, LearnedPolicy)
     network = make_policy(f"pretrained:{name}:network", game, players)
-    assert np.array_equal(agent.guide.logits([np.ones(network.metadata.observation_size)]),
-                          network.logits([np.ones(network.metadata.observation_size)]))
+    env = make_env(game, players, {})
+    env.reset(seed=3)
+    vector = env.observe(env.agent_selection)["observation"]
+    assert np.array_equal(agent.guide.logits([vector]), network.logits([vector]))
     # Move for move the spec that says the same search in full, on the same random draws.
     spelled_out = make_policy(f"search:{search['simulations']}:pretrained:{name}:network", game,
                               players)
-    env = make_env(game, players, {})
-    env.reset(seed=3)
     agent_rng, spelled_rng = np.random.default_rng(5), np.random.default_rng(5)
     for _ in range(3 * players):  # the first plays: the longest playouts, the dearest moves
         observation = env.observe(env.agent_selection)
