@@ -112,6 +112,13 @@ def test_a_bad_search_in_the_catalogue_is_a_clear_error(monkeypatch, search, pro
     assert isinstance(make_policy("pretrained:hungry_2p:network", "hungry", 2), LearnedPolicy)
 
 
+def test_a_search_for_a_game_without_one_is_a_clear_error(monkeypatch):
+    show = {**catalogue()["hunger_show_2p"], "search": {"simulations": 16}}
+    monkeypatch.setattr(pretrained, "catalogue", lambda: {**catalogue(), "hunger_show_2p": show})
+    with pytest.raises(ValueError, match="agent 'hunger_show_2p': only Hungry has a network-"):
+        make_policy("pretrained:hunger_show_2p", "hunger_show", 2)
+
+
 def test_a_wrong_player_count_or_name_is_a_clear_error():
     with pytest.raises(ValueError, match=r"pretrained:hungry_2p plays hungry with 2 players, not "
                                          r"hungry with 3; for that: pretrained:hungry_3p"):
