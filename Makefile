@@ -43,10 +43,10 @@ $(BROWSER_STAMP): $(STAMP)
 	touch $(BROWSER_STAMP)
 
 # A short training (the quick_hungry_2p config), then its evaluation table against random,
-# greedy and expert (200 games each) beside the shipped agent's in the same games. The full
-# default configs stay for `hunger-rl train hungry_2p`.
+# greedy and expert (200 games each) beside the shipped agent's network (without its search) in
+# the same games. The full default configs stay for `hunger-rl train hungry_2p`.
 run: $(STAMP)
-	$(BIN)/hunger-rl train quick_hungry_2p --beside pretrained:hungry_2p --out runs/make_run
+	$(BIN)/hunger-rl train quick_hungry_2p --beside pretrained:hungry_2p:network --out runs/make_run
 
 test: $(INTEROP_STAMP) $(BROWSER_STAMP) $(OPENSPIEL_STAMP)
 	$(BIN)/python -m pytest -q -n auto -m "not slow"

@@ -2,7 +2,12 @@
 
 Each agent is a policy file (``hunger_rl/pretrained/NAME.safetensors``: weights plus JSON
 metadata, loaded without pickle by ``policies.learned``); ``agents.json`` beside them says
-what each one is, the config that trained it and its measured strength.
+what each one is, the config that trained it, how it plays and its measured strength.
+
+An entry with a ``search`` (``{"simulations": N}``, and ``"cutoff": D`` for a network whose
+value head predicts win shares) plays Hungry's network-guided search with its network as the
+prior, ``search:N:pretrained:NAME:network`` (or ``search:N:D:...``), under the agent's own name;
+``pretrained:NAME:network`` is the network alone, for every agent.
 """
 
 from __future__ import annotations
@@ -14,11 +19,14 @@ from typing import Any
 
 PREFIX = "pretrained:"
 CATALOGUE = "agents.json"
+# ``pretrained:NAME:NETWORK``: the agent's network alone, without the search it plays with.
+NETWORK = "network"
+SEARCH_KEYS = {"simulations", "cutoff"}
 
 
 @cache
 def catalogue() -> dict[str, dict[str, Any]]:
-    """Every shipped agent by name: game, players, description, config, strength."""
+    """Every shipped agent by name: game, players, description, config, search, strength."""
     text = resources.files("hunger_rl.pretrained").joinpath(CATALOGUE).read_text("utf-8")
     return json.loads(text)
 
@@ -29,8 +37,14 @@ def pretrained_names(game: str, num_players: int | None = None) -> list[str]:
             if entry["game"] == game and num_players in (None, entry["num_players"])]
 
 
-def load_pretrained(name: str, game: str, num_players: int):
-    """The shipped agent ``name`` as a policy; a clear error for an unknown or unfit one."""
+def load_pretrained(argument: str, game: str, num_players: int):
+    """The shipped agent of ``pretrained:ARGUMENT`` (``NAME`` or ``NAME:network``) as a
+    policy; a clear error for an unknown or unfit one."""
+    name, _, part = argument.partition(":")
+    if part not in ("", NETWORK):
+        raise ValueError(f"{PREFIX}{argument}: unknown part {part!r} after the agent's name; "
+                         f"{PREFIX}{name} is the shipped agent (with its search, if it has "
+                         f"one), {PREFIX}{name}:{NETWORK} its network alone")
     entry = catalogue().get(name)
     if entry is None:
         raise ValueError(f"unknown pretrained agent {name!r}; shipped: "
@@ -46,6 +60,28 @@ def load_pretrained(name: str, game: str, num_players: int):
                          f"safetensors): {error}") from error
     weights = resources.files("hunger_rl.pretrained").joinpath(f"{name}.safetensors")
     with resources.as_file(weights) as path:
-        policy = load_policy(path, game=game, num_players=num_players)
-    policy.name = PREFIX + name
-    return policy
+        network = load_policy(path, game=game, num_players=num_players)
+    search = entry.get("search")
+    network.name = PREFIX + name + (f":{NETWORK}" if part or search else "")
+    if search is None or part == NETWORK:
+        return network
+    return _searching_agent(name, entry, network)
+
+
+def _searching_agent(name: str, entry: dict[str, Any], network):
+    """The network-guided search an entry's ``search`` describes, named ``pretrained:NAME``."""
+    search = entry["search"]
+    problem = None
+    if entry["game"] != "hungry":
+        problem = "only Hungry has a network-guided search"
+    elif not (isinstance(search, dict) and "simulations" in search and set(search) <= SEARCH_KEYS):
+        problem = f"search must be {{'simulations': N}} or with 'cutoff': D, got {search!r}"
+    elif search.get("cutoff") is not None and not network.predicts_win_share:
+        problem = "a cut-off needs a value head fitted to win shares, which this network lacks"
+    if problem:
+        raise ValueError(f"{CATALOGUE}, agent {name!r}: {problem}")
+    from hunger_rl.policies.hungry_search import SearchHungryPolicy
+
+    agent = SearchHungryPolicy(search["simulations"], network, search.get("cutoff"))
+    agent.name = PREFIX + name
+    return agent

@@ -10,8 +10,9 @@ for both ``ismcts`` or
 ``ismcts:N`` (OpenSpiel's information-set MCTS, N simulations per move, 100 by default; the
 ``openspiel`` extra); for HUNGER also ``smmcts`` or ``smmcts:N`` (simultaneous-move MCTS,
 decoupled UCT over the day's joint picks, N simulations per move, 100 by default);
-``pretrained:NAME``, a trained agent shipped with the package
-(``policies.pretrained``); or the path of a trained checkpoint.
+``pretrained:NAME``, a trained agent shipped with the package (``policies.pretrained``; some
+search at play time, and ``pretrained:NAME:network`` is the network alone); or the path of a
+trained checkpoint.
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ def make_policy(spec: str, game: str, num_players: int) -> Policy:
 
 def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
     """Every policy spec for ``game`` with ``num_players``, each with a one-line description."""
-    from hunger_rl.policies.pretrained import PREFIX, catalogue, pretrained_names
+    from hunger_rl.policies.pretrained import NETWORK, PREFIX, catalogue, pretrained_names
 
     rows = [(name + (":N" if entry.count_keyword else ""), entry.description)
             for name, entry in _table(game).items()]
@@ -137,8 +138,11 @@ def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
                   "checkpoint or pretrained:NAME): its logits choose and weigh the candidates"),
                  (f"{GUIDED_SEARCH}:N:D:SPEC", "the same, and the network's value once D plays "
                   "followed a candidate (a network trained by expert iteration)")]
-    rows += [(PREFIX + n, catalogue()[n]["description"])
-             for n in pretrained_names(game, num_players)]
+    for name in pretrained_names(game, num_players):
+        rows.append((PREFIX + name, catalogue()[name]["description"]))
+        if "search" in catalogue()[name]:
+            rows.append((f"{PREFIX}{name}:{NETWORK}", f"the network of {PREFIX}{name} alone, "
+                         "without its search (fast)"))
     rows.append(("PATH", "a policy trained by `hunger-rl train` (its folder or policy file)"))
     return rows
 
@@ -159,6 +163,8 @@ def _guided_search(spec: str, argument: str, game: str, num_players: int) -> Pol
         guide = make_policy(guide_spec, game, num_players)
     except ValueError as error:
         raise ValueError(f"in {spec!r}, the network {guide_spec!r}: {error}") from error
+    # A shipped agent that searches (pretrained:NAME) guides by its network: a search is no prior.
+    guide = getattr(guide, "guide", None) or guide
     if not hasattr(guide, "logits"):
         raise ValueError(f"in {spec!r}, {guide_spec!r} is not a trained network (a checkpoint "
                          "or pretrained:NAME), so it cannot guide the search")

@@ -242,7 +242,7 @@ class ExpertIterationConfig:
                             "games (Gumbel AlphaZero's exploration)")
     start: str | None = setting(
         None, "null: the network section's untrained network (an action scorer starts as the "
-        "forecast player); or a policy spec (a checkpoint, pretrained:NAME) with the same "
+        "forecast player); or a policy spec (a checkpoint, pretrained:NAME:network) with the same "
         "network, whose weights start the run")
     epochs: int = setting(4, "passes over each iteration's positions", low=1, high=1000)
     batch_size: int = setting(256, "minibatch size of the fit", low=1, high=10**7)
@@ -705,7 +705,7 @@ def _check_expert_iteration(config: TrainConfig) -> None:
         metadata = getattr(policy, "metadata", None)
         if metadata is None:
             raise ValueError(f"expert_iteration.start: {excerpt(start)} is not a trained "
-                             "network (a checkpoint or pretrained:NAME)")
+                             "network (a checkpoint, or pretrained:NAME:network)")
         for key in ("hidden", "activation", "action_scorer", "endgame_head"):
             if getattr(metadata, key) != getattr(config.network, key):
                 raise ValueError(

@@ -168,8 +168,8 @@ def test_bad_guided_specs_say_what_is_wrong(spec, problem):
 
 
 def test_pretrained_network_guides_the_search():
-    search = make_policy("search:16:pretrained:hungry_2p", "hungry", 2)
-    assert search.name == "search:16:pretrained:hungry_2p"
+    search = make_policy("search:16:pretrained:hungry_2p:network", "hungry", 2)
+    assert search.name == "search:16:pretrained:hungry_2p:network"
     observation, view = positions(2, 1)[0]
     move = search.act(observation, np.random.default_rng(0), view)
     assert observation["action_mask"][move] == 1

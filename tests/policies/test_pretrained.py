@@ -1,4 +1,5 @@
-"""The shipped agents: each loads by its spec and plays legal moves; the set stays small."""
+"""The shipped agents: each loads by its spec and plays legal moves, the searching ones as their
+search; the set stays small."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import pytest
 from hunger_rl.cli import main
 from hunger_rl.configs import config_names
 from hunger_rl.envs.records import make_env
+from hunger_rl.policies import pretrained
+from hunger_rl.policies.hungry_search import SearchHungryPolicy
 from hunger_rl.policies.learned import LearnedPolicy
 from hunger_rl.policies.pretrained import catalogue
 from hunger_rl.policies.registry import describe_specs, make_policy
@@ -30,11 +33,23 @@ def test_one_agent_per_supported_configuration():
         assert entry["description"] and "\n" not in entry["description"]
 
 
+SEARCHING = sorted(name for name, entry in catalogue().items() if "search" in entry)
+
+
+def test_the_hungry_agents_search_and_the_others_do_not():
+    assert SEARCHING == ["hungry_2p", "hungry_3p", "hungry_4p"]
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_agent_loads_by_spec_and_plays_legal_moves(name):
     game, players = EXPECTED[name]
-    policy = make_policy(f"pretrained:{name}", game, players)
-    assert isinstance(policy, LearnedPolicy) and policy.name == f"pretrained:{name}"
+    if name not in SEARCHING:
+        policy = make_policy(f"pretrained:{name}", game, players)
+        assert isinstance(policy, LearnedPolicy) and policy.name == f"pretrained:{name}"
+    # The network alone, for every agent (a whole game of the searching ones' search, every
+    # seat searching, would take seconds: the next test checks its moves).
+    policy = make_policy(f"pretrained:{name}:network", game, players)
+    assert isinstance(policy, LearnedPolicy)
     rng = np.random.default_rng(0)
     env = make_env(game, players, {})
     if game == "hungry":
@@ -52,6 +67,58 @@ def test_each_agent_loads_by_spec_and_plays_legal_moves(name):
         observations, *_ = env.step(actions)
 
 
+@pytest.mark.parametrize("name", SEARCHING)
+def test_a_searching_agent_plays_its_search_guided_by_its_network(name):
+    game, players = EXPECTED[name]
+    search = catalogue()[name]["search"]
+    agent = make_policy(f"pretrained:{name}", game, players)
+    assert isinstance(agent, SearchHungryPolicy) and agent.name == f"pretrained:{name}"
+    assert (agent.simulations, agent.cutoff) == (search["simulations"], search.get("cutoff"))
+    assert isinstance(agent.guide, LearnedPolicy)
+    network = make_policy(f"pretrained:{name}:network", game, players)
+    env = make_env(game, players, {})
+    env.reset(seed=3)
+    vector = env.observe(env.agent_selection)["observation"]
+    assert np.array_equal(agent.guide.logits([vector]), network.logits([vector]))
+    # Move for move the spec that says the same search in full, on the same random draws.
+    spelled_out = make_policy(f"search:{search['simulations']}:pretrained:{name}:network", game,
+                              players)
+    agent_rng, spelled_rng = np.random.default_rng(5), np.random.default_rng(5)
+    for _ in range(3 * players):  # the first plays: the longest playouts, the dearest moves
+        observation = env.observe(env.agent_selection)
+        move = agent.act(observation, agent_rng)
+        assert move == spelled_out.act(observation, spelled_rng)
+        assert observation["action_mask"][move]
+        env.step(move)
+
+
+def test_a_guided_search_on_a_searching_agent_is_guided_by_its_network():
+    search = make_policy("search:8:pretrained:hungry_2p", "hungry", 2)
+    assert isinstance(search.guide, LearnedPolicy)
+    assert search.guide.name == "pretrained:hungry_2p:network"
+
+
+@pytest.mark.parametrize(("search", "problem"), [
+    ({"simulations": 16, "cutoff": 2}, "a cut-off needs a value head fitted to win shares"),
+    ({"playouts": 16}, "search must be {'simulations': N} or with 'cutoff': D"),
+    ([16], "search must be"),
+])
+def test_a_bad_search_in_the_catalogue_is_a_clear_error(monkeypatch, search, problem):
+    entries = {**catalogue(), "hungry_2p": {**catalogue()["hungry_2p"], "search": search}}
+    monkeypatch.setattr(pretrained, "catalogue", lambda: entries)
+    with pytest.raises(ValueError, match=f"agents.json, agent 'hungry_2p': {problem}"):
+        make_policy("pretrained:hungry_2p", "hungry", 2)
+    # The network alone does not read the search.
+    assert isinstance(make_policy("pretrained:hungry_2p:network", "hungry", 2), LearnedPolicy)
+
+
+def test_a_search_for_a_game_without_one_is_a_clear_error(monkeypatch):
+    show = {**catalogue()["hunger_show_2p"], "search": {"simulations": 16}}
+    monkeypatch.setattr(pretrained, "catalogue", lambda: {**catalogue(), "hunger_show_2p": show})
+    with pytest.raises(ValueError, match="agent 'hunger_show_2p': only Hungry has a network-"):
+        make_policy("pretrained:hunger_show_2p", "hunger_show", 2)
+
+
 def test_a_wrong_player_count_or_name_is_a_clear_error():
     with pytest.raises(ValueError, match=r"pretrained:hungry_2p plays hungry with 2 players, not "
                                          r"hungry with 3; for that: pretrained:hungry_3p"):
@@ -60,6 +127,10 @@ def test_a_wrong_player_count_or_name_is_a_clear_error():
         make_policy("pretrained:chess", "hungry", 2)
     with pytest.raises(ValueError, match="for that: none"):
         make_policy("pretrained:hunger_show_4p", "hunger_show", 3)
+    with pytest.raises(ValueError, match=r"pretrained:hungry_2p:value: unknown part 'value' after "
+                                         r"the agent's name; .* pretrained:hungry_2p:network its "
+                                         r"network alone"):
+        make_policy("pretrained:hungry_2p:value", "hungry", 2)
 
 
 def test_policies_command_lists_every_spec(capsys):
@@ -69,5 +140,6 @@ def test_policies_command_lists_every_spec(capsys):
     assert specs == ["random", "greedy", "expert", "crowd", "ismcts:N", "smmcts:N",
                      "pretrained:hunger_show_4p", "PATH"]
     assert all(len(line.split(maxsplit=1)) == 2 for line in lines)
-    assert [s for s, _ in describe_specs("hungry", 3)][-2:] == ["pretrained:hungry_3p", "PATH"]
+    assert [s for s, _ in describe_specs("hungry", 3)][-3:] == [
+        "pretrained:hungry_3p", "pretrained:hungry_3p:network", "PATH"]
     assert "search:N" in [s for s, _ in describe_specs("hungry", 2)]

@@ -184,8 +184,11 @@ BASE = {"game": "hungry", "num_players": 2, "backend": "expert_iteration"}
     ({"expert_iteration": {"start": "nowhere/policy.safetensors"}}, "expert_iteration.start"),
     ({"expert_iteration": {"start": "expert"}}, "expert_iteration.start: 'expert' is not a "
                                                 "trained network"),
-    ({"expert_iteration": {"start": "pretrained:hungry_2p"}, "network": {"hidden": [16]}},
-     "expert_iteration.start: 'pretrained:hungry_2p' has network.hidden"),
+    ({"expert_iteration": {"start": "pretrained:hungry_2p:network"}, "network": {"hidden": [16]}},
+     "expert_iteration.start: 'pretrained:hungry_2p:network' has network.hidden"),
+    # The shipped agent searches at play time; its network alone is the start.
+    ({"expert_iteration": {"start": "pretrained:hungry_2p"}}, r"expert_iteration.start: "
+     r"'pretrained:hungry_2p' is not a trained network \(a checkpoint, or pretrained:NAME:network"),
     ({"network": {"privileged_critic": True}}, "network.privileged_critic applies to the sb3"),
 ])
 def test_bad_expert_iteration_configs_name_the_key(changes, problem):
