@@ -700,8 +700,6 @@ def _check_consistency(config: TrainConfig) -> None:
 
 
 def _check_expert_iteration(config: TrainConfig) -> None:
-    from hunger_rl.policies.registry import make_policy
-
     if config.game != "hungry":
         raise ValueError(f"backend expert_iteration plays the Hungry search; game "
                          f"{config.game!r} has none")
