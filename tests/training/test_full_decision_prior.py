@@ -120,6 +120,21 @@ def test_a_prior_started_run_trains_and_its_file_plays_that_mode(tmp_path):
     assert all(sum(r.win_shares) == pytest.approx(1.0) for r in records)
 
 
+def test_weights_that_do_not_fit_are_refused_and_leave_the_network_as_it_was():
+    config = config_from_dict(PRIOR_RUN)
+    network = make_model(config, make_vec_env(config)).policy  # not started from the agent
+    before = {name: tensor.clone() for name, tensor in network.state_dict().items()}
+    weights = make_policy(START, "hunger_show", 4).network.state_dict()
+    with pytest.raises(ValueError, match=r"mlp_extractor\.endgame\.bias has no place"):
+        network.start_from_default_decisions({**weights,
+                                              "mlp_extractor.endgame.bias": torch.zeros(1)})
+    with pytest.raises(ValueError, match=r"value_net\.weight has shape \(1, 8\), this "
+                                         r"network's \(1, 256\)"):
+        network.start_from_default_decisions({**weights, "value_net.weight": torch.zeros(1, 8)})
+    assert all(torch.equal(tensor, before[name])
+               for name, tensor in network.state_dict().items())
+
+
 @pytest.mark.parametrize(("network", "message"), [
     ({"rule_prior": -1.0}, r"network\.rule_prior must be a number in \[0, 100\]"),
     ({"rule_prior": "strong"}, r"network\.rule_prior must be a number"),

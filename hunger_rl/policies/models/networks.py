@@ -286,28 +286,30 @@ class FullDecisionPolicy(MaskableActorCriticPolicy):
         own = self.state_dict()
         mapped = {}
         for name, tensor in weights.items():
-            if name.startswith(extractor):
-                mapped[picks + name[len(extractor):]] = tensor
-            elif name.startswith(("value_net.", "action_net.")):
-                mapped[name] = tensor
-            else:
+            own_name = (picks + name[len(extractor):] if name.startswith(extractor)
+                        else name if name.startswith(("value_net.", "action_net.")) else None)
+            if own_name not in own:
                 raise ValueError(f"the default-decision network's {name} has no place in a "
                                  "full-decision network")
+            mapped[own_name] = tensor
         missing = sorted(name for name in own if name.startswith(picks) and name not in mapped)
         if missing:
             raise ValueError(f"the default-decision network lacks {missing[:3]}")
         num_picks = self.mlp_extractor.num_picks
+        targets = {}
+        for name, tensor in mapped.items():
+            target = own[name]
+            if name.startswith("action_net."):  # the daily picks' rows
+                target = (target[:num_picks, : tensor.shape[-1]] if target.dim() == 2
+                          else target[:num_picks])
+            if target.shape != tensor.shape:
+                raise ValueError(f"the default-decision network's {name} has shape "
+                                 f"{tuple(tensor.shape)}, this network's {tuple(target.shape)}")
+            targets[name] = target
+        # Checked whole before any copy, so that a misfit leaves the network as it was.
         with torch.no_grad():
-            for name, tensor in mapped.items():
-                target = own[name]
-                if name.startswith("action_net."):
-                    target = target[:num_picks, : tensor.shape[-1]] if target.dim() == 2 \
-                        else target[:num_picks]
-                if target.shape != tensor.shape:
-                    raise ValueError(f"the default-decision network's {name} has shape "
-                                     f"{tuple(tensor.shape)}, this network's "
-                                     f"{tuple(target.shape)}")
-                target.copy_(tensor)
+            for name, target in targets.items():
+                target.copy_(mapped[name])
 
 
 class PrivilegedCriticExtractor(torch.nn.Module):
