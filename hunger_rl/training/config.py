@@ -38,6 +38,13 @@ fits it before PPO to the values of the legal plays in N such positions, measure
 ``env.batched``) appends the game's ``state()`` to every training input; the value network
 reads it, the policy network never does (``policies.models.networks.PrivilegedCriticPolicy``),
 as in PerfectDou's perfect-information distillation.
+
+``network.start: SPEC`` (sb3 backend) loads a trained policy's weights into the fresh network
+before PPO. In HUNGER's full-decision mode an action scorer is a
+``policies.models.networks.FullDecisionPolicy``: its daily picks and value load from a
+default-mode action scorer, and every later choice starts with the logit
+``network.rule_prior`` on the S19 rule's choice, so that with both it plays the start agent's
+games exactly.
 """
 
 from __future__ import annotations
