@@ -1,8 +1,11 @@
 """The full-decision action scorer (``FullDecisionPolicy``): started from a default-mode agent
 and the rule prior it plays the default decisions exactly; its config keys refuse bad values by
-name; its policy files round-trip."""
+name; its policy files round-trip. scripts/full_decision_compare.py counts its departures."""
 
 from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -92,6 +95,25 @@ def test_at_the_start_full_decision_games_are_the_default_agents_games(tmp_path)
                                                         for g in default]
     # Not a table of identical games: the seeds deal different shows.
     assert len({g.scores for g in default}) > 1
+
+
+def test_the_compare_script_counts_no_departure_at_the_start_and_every_one_after(tmp_path):
+    script = Path(__file__).parents[2] / "scripts" / "full_decision_compare.py"
+    spec = importlib.util.spec_from_file_location("full_decision_compare", script)
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    path, network = started_policy_file(tmp_path)
+    counts = compare.departures(str(path), START, games=2, seed=5)
+    assert counts["pick"]["steps"] > 0 and counts["supper"]["steps"] > 0
+    assert all(row["departures"] == 0 for row in counts.values())
+    # A prior below zero on the rule's choice: every later choice with another legal one departs.
+    with torch.no_grad():
+        later = NUM_FULL_ACTIONS - NUM_PICKS
+        network.action_net.weight[NUM_PICKS:, -later:] = -6.0 * torch.eye(later)
+    save_policy(path, network, read_metadata(path))
+    counts = compare.departures(str(path), START, games=2, seed=5)
+    assert counts["pick"]["departures"] == 0
+    assert sum(row["departures"] for kind, row in counts.items() if kind != "pick") > 0
 
 
 def test_the_rule_prior_and_the_network_round_trip_a_policy_file(tmp_path):
