@@ -70,6 +70,10 @@ class PolicyMetadata:
     # value network also read this many numbers of the game's ``state()`` after the encoded
     # observation. The actor never reads them, so the policy plays from the observation alone.
     critic_state_size: int = 0
+    # With ``action_scorer`` in HUNGER's full-decision mode (a
+    # ``models.networks.FullDecisionPolicy``): the logit its later choices start with on the S19
+    # rule's choice.
+    rule_prior: float = 0.0
     steps: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -95,7 +99,8 @@ def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
     observation_space = spaces.Box(-np.inf, np.inf, (input_size,), np.float32)
     policy_class, extra = policy_class_and_kwargs(metadata.action_scorer, encoder,
                                                   metadata.endgame_head,
-                                                  metadata.critic_state_size)
+                                                  metadata.critic_state_size,
+                                                  metadata.rule_prior)
     return policy_class(
         observation_space,
         spaces.Discrete(metadata.num_actions),
@@ -158,13 +163,14 @@ class LearnedPolicy(Policy):
         return int(self.act_batch([observation], rng)[0])
 
     def act_batch(self, observations, rng, views=None) -> np.ndarray:
-        return self.act_vectors(np.stack([o["observation"] for o in observations]),
+        return self.act_vectors(np.stack([self._encode.raw_input(o) for o in observations]),
                                 np.stack([o["action_mask"] for o in observations]), rng)
 
     def act_vectors(self, observations: np.ndarray, masks: np.ndarray,
                     rng: np.random.Generator) -> np.ndarray:
-        """Actions for a (K, observation size) batch of raw observation vectors and their
-        (K, actions) masks, in one forward pass (the batched engine's snapshot seats too)."""
+        """Actions for a (K, raw size) batch of the encoder's raw rows (``raw_input``: the
+        observation vector, and in HUNGER's full-decision mode its ``rule_action`` after it) and
+        their (K, actions) masks, in one forward pass (the batched engine's snapshot seats too)."""
         masks = np.asarray(masks).astype(bool)
         if not masks.any(axis=1).all():
             raise ValueError("an action mask allows no action: this player is not to move")
@@ -304,6 +310,9 @@ def _checked_metadata(fields: Any) -> PolicyMetadata:
         check(flag, isinstance(getattr(metadata, flag), bool), "true or false")
     check("critic_state_size", count(metadata.critic_state_size, low=0),
           "a non-negative integer")
+    check("rule_prior", isinstance(metadata.rule_prior, int | float)
+          and not isinstance(metadata.rule_prior, bool) and 0 <= metadata.rule_prior <= 1e6,
+          "a number in [0, 1e6]")
     check("steps", count(metadata.steps, low=0), "a non-negative integer")
     check("extra", isinstance(metadata.extra, dict), "a mapping")
     # As in a training config: option names the env knows, values it takes, a player count the
@@ -315,18 +324,29 @@ def _checked_metadata(fields: Any) -> PolicyMetadata:
 def _check_tensor_shapes(metadata: PolicyMetadata,
                          tensors: Mapping[str, tuple[tuple[int, ...], str]]) -> None:
     """The sizes in the metadata are the ones the file's tensors have: the layers of both MLPs
-    (``hidden``, from ``observation_size``, plus ``critic_state_size`` for the value MLP) and
-    the action head (``num_actions``). Every other
+    (``hidden``, from ``observation_size``, plus ``critic_state_size`` for the value MLP; a
+    full-decision network's three MLPs) and the action head (``num_actions``). Every other
     part of the network has a size fixed by the game, so the network built from checked
     metadata is no larger than the file."""
-    prefix = "mlp_extractor.mlp." if metadata.action_scorer else "mlp_extractor."
     expected = {"action_net.bias": (metadata.num_actions,)}
-    for net, inputs in (("policy_net", metadata.observation_size),
-                        ("value_net", metadata.observation_size + metadata.critic_state_size)):
+    mlps = (("policy_net", metadata.observation_size),
+            ("value_net", metadata.observation_size + metadata.critic_state_size))
+    if metadata.action_scorer and GAMES[metadata.game].full_decisions(metadata.game_options):
+        # A FullDecisionPolicy: the decisions MLP reads the observation; the picks' scorer
+        # reads its default-mode part, whose size the game fixes.
+        prefix = "mlp_extractor.picks.mlp."
+        default_size = make_encoder(metadata.game, metadata.num_players,
+                                    {**metadata.game_options, "decision_mode": "objects"}).size
+        mlps = (("decisions", metadata.observation_size), ("policy_net", default_size),
+                ("value_net", default_size))
+    else:
+        prefix = "mlp_extractor.mlp." if metadata.action_scorer else "mlp_extractor."
+    for net, inputs in mlps:
+        net_prefix = "mlp_extractor." if net == "decisions" else prefix
         for layer, width in enumerate(metadata.hidden):
-            expected[f"{prefix}{net}.{2 * layer}.weight"] = (width, inputs)
+            expected[f"{net_prefix}{net}.{2 * layer}.weight"] = (width, inputs)
             inputs = width
-        beyond = f"{prefix}{net}.{2 * len(metadata.hidden)}.weight"
+        beyond = f"{net_prefix}{net}.{2 * len(metadata.hidden)}.weight"
         if beyond in tensors:
             raise ValueError(f"hidden {metadata.hidden} has {len(metadata.hidden)} layers, "
                              f"the file has more ({beyond})")

@@ -38,6 +38,13 @@ fits it before PPO to the values of the legal plays in N such positions, measure
 ``env.batched``) appends the game's ``state()`` to every training input; the value network
 reads it, the policy network never does (``policies.models.networks.PrivilegedCriticPolicy``),
 as in PerfectDou's perfect-information distillation.
+
+``network.start: SPEC`` (sb3 backend) loads a trained policy's weights into the fresh network
+before PPO. In HUNGER's full-decision mode an action scorer is a
+``policies.models.networks.FullDecisionPolicy``: its daily picks and value load from a
+default-mode action scorer, and every later choice starts with the logit
+``network.rule_prior`` on the S19 rule's choice, so that with both it plays the start agent's
+games exactly.
 """
 
 from __future__ import annotations
@@ -165,6 +172,17 @@ class NetworkConfig:
         False, "sb3 backend, plain MLP: the value network also reads the game's state() (every "
         "hand or holding, the hidden cards or tokens), the policy network only the observation, "
         "so the trained policy plays from the observation alone")
+    start: str | None = setting(
+        None, "sb3 backend: null, an untrained network; or a policy spec (a policy file, "
+        "pretrained:NAME) whose weights start the run: one of this network, or, for an action "
+        "scorer in HUNGER's full-decision mode, a default-mode action scorer of the same "
+        "hidden and activation, which starts the daily picks and the value (the later choices "
+        "keep the rule prior)")
+    rule_prior: float = setting(
+        0.0, "HUNGER's full-decision mode with action_scorer: every choice after the daily pick "
+        "starts with this logit on the S19 rule's choice (rule_action) and 0 on the others, "
+        "and the network learns corrections; > 0 makes the untrained policy's argmax the S19 "
+        "rules' choice (FullDecisionPolicy)", low=0, high=100)
 
 
 @dataclass(frozen=True)
@@ -623,10 +641,18 @@ def _check_consistency(config: TrainConfig) -> None:
             except (OSError, ValueError) as error:
                 raise ValueError(f"{section}: unknown opponent {excerpt(spec)}: "
                                  f"{_excerpt_text(str(error), MESSAGE_CHARS)}") from error
-    if config.network.action_scorer and game.full_decisions(config.game_options):
-        option, value = game.full_decision_option
-        raise ValueError(f"network.action_scorer scores the daily picks only; use it without "
-                         f"game_options.{option}: {value}")
+    full_decisions = game.full_decisions(config.game_options)
+    if config.network.rule_prior and not (config.network.action_scorer and full_decisions):
+        raise ValueError("network.rule_prior applies to network.action_scorer: true in the "
+                         "full-decision mode only (game_options: {decision_mode: agents})")
+    if full_decisions and config.network.action_scorer and config.ppo.scorer_lr_scale != 1.0:
+        raise ValueError("ppo.scorer_lr_scale applies to a default-mode action scorer only")
+    if config.network.start is not None:
+        if config.backend != "sb3":
+            raise ValueError("network.start applies to the sb3 backend only (expert_iteration "
+                             "has expert_iteration.start)")
+        _check_start_network("network.start", config.network.start, config,
+                             default_decisions=full_decisions and config.network.action_scorer)
     if config.ppo.target_kl is not None and config.backend != "sb3":
         raise ValueError("ppo.target_kl applies to the sb3 backend only")
     if config.ppo.scorer_lr_scale != 1.0 and not config.network.action_scorer:
@@ -690,31 +716,49 @@ def _check_consistency(config: TrainConfig) -> None:
 
 
 def _check_expert_iteration(config: TrainConfig) -> None:
-    from hunger_rl.policies.registry import make_policy
-
     if config.game != "hungry":
         raise ValueError(f"backend expert_iteration plays the Hungry search; game "
                          f"{config.game!r} has none")
-    start = config.expert_iteration.start
-    if start is not None:
-        try:
-            policy = make_policy(start, config.game, config.num_players)
-        except (OSError, ValueError) as error:
-            raise ValueError(f"expert_iteration.start: {_excerpt_text(str(error), MESSAGE_CHARS)}"
-                             ) from error
-        metadata = getattr(policy, "metadata", None)
-        if metadata is None:
-            raise ValueError(f"expert_iteration.start: {excerpt(start)} is not a trained "
-                             "network (a checkpoint, or pretrained:NAME:network)")
-        for key in ("hidden", "activation", "action_scorer", "endgame_head"):
-            if getattr(metadata, key) != getattr(config.network, key):
-                raise ValueError(
-                    f"expert_iteration.start: {excerpt(start)} has network.{key} "
-                    f"{getattr(metadata, key)!r}, the config {getattr(config.network, key)!r}")
-        if metadata.game_options != config.game_options:
-            raise ValueError(f"expert_iteration.start: {excerpt(start)} was trained with "
-                             f"game_options {metadata.game_options!r}, the config has "
-                             f"{config.game_options!r}")
+    if config.expert_iteration.start is not None:
+        _check_start_network("expert_iteration.start", config.expert_iteration.start, config)
+
+
+def _check_start_network(key: str, start: str, config: TrainConfig,
+                         default_decisions: bool = False) -> None:
+    """The policy ``start`` (the value of ``key``) is a trained network that fits the config's:
+    the same network and game options or, with ``default_decisions`` (a full-decision action
+    scorer), a default-mode action scorer of the same game options otherwise."""
+    from hunger_rl.envs import game_spec
+    from hunger_rl.policies.registry import make_policy
+
+    try:
+        policy = make_policy(start, config.game, config.num_players)
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{key}: {_excerpt_text(str(error), MESSAGE_CHARS)}") from error
+    metadata = getattr(policy, "metadata", None)
+    if metadata is None:
+        raise ValueError(f"{key}: {excerpt(start)} is not a trained network (a policy file or "
+                         "pretrained:NAME:network)")
+    wanted = {"hidden": config.network.hidden, "activation": config.network.activation,
+              "action_scorer": config.network.action_scorer,
+              "endgame_head": config.network.endgame_head,
+              "privileged_critic": config.network.privileged_critic}
+    found = {**{name: getattr(metadata, name) for name in wanted if name != "privileged_critic"},
+             "privileged_critic": metadata.critic_state_size > 0}
+    game_options = dict(config.game_options)
+    if default_decisions:
+        option, _ = game_spec(config.game).full_decision_option
+        game_options.pop(option)
+    else:
+        wanted["rule_prior"], found["rule_prior"] = config.network.rule_prior, metadata.rule_prior
+    for name, value in wanted.items():
+        if found[name] != value:
+            raise ValueError(f"{key}: {excerpt(start)} has network.{name} {found[name]!r}, the "
+                             f"config {value!r}")
+    if metadata.game_options != game_options:
+        raise ValueError(f"{key}: {excerpt(start)} was trained with game_options "
+                         f"{metadata.game_options!r}; this network starts from one trained with "
+                         f"{game_options!r}")
 
 
 if __name__ == "__main__":

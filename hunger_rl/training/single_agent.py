@@ -319,7 +319,7 @@ class ShowFullDecisionSingleAgentEnv(SingleAgentEnv):
     def _learner_observation(self) -> np.ndarray:
         observation = self.game_env.observe(self.learner)
         self._mask[:] = observation["action_mask"]
-        return self._encode(observation["observation"])
+        return self._encode(self._encode.raw_input(observation))  # rule_action included
 
 
 def make_single_agent_env(game: str, num_players: int, game_options: dict[str, Any] | None = None,

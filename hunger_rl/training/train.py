@@ -15,6 +15,8 @@ the learning curve and the policy file. Output folder (``config.out``):
   ``learning_curve.csv`` / ``learning_curve.png``: the periodic evaluations;
 - ``tensorboard/``: SB3's training scalars plus ``eval/win_share_vs_<opponent>``;
 - ``config.yaml``: the config the run used.
+
+A run starts from an untrained network, or from the weights of ``network.start``.
 """
 
 from __future__ import annotations
@@ -41,7 +43,13 @@ from hunger_rl.policies.learned import (
     write_atomically,
 )
 from hunger_rl.policies.models.encoders import make_encoder
-from hunger_rl.policies.models.networks import ACTIVATION_FUNCTIONS, policy_class_and_kwargs
+from hunger_rl.policies.models.networks import (
+    ACTIVATION_FUNCTIONS,
+    ActionScorerPolicy,
+    FullDecisionPolicy,
+    policy_class_and_kwargs,
+)
+from hunger_rl.policies.registry import make_policy
 from hunger_rl.training.checkpoint import (
     TrainingState,
     checkpoint_folder,
@@ -82,6 +90,8 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     # 2. Start fresh (after the endgame fit, if any, the network is the first snapshot) or
     # restore a checkpoint.
     if resume is None:
+        if config.network.start is not None:
+            start_from(model.policy, config)
         if config.endgame.positions:
             fit_endgame_start(config, model.policy, out, progress)
         state = TrainingState(snapshots=[network_weights(model.policy)])
@@ -152,10 +162,10 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
     policy_class, policy_kwargs = policy_class_and_kwargs(
         config.network.action_scorer,
         make_encoder(config.game, config.num_players, config.game_options),
-        config.network.endgame_head, critic_state_size(config))
+        config.network.endgame_head, critic_state_size(config), config.network.rule_prior)
     ppo = asdict(config.ppo)
     scorer_lr_scale = ppo.pop("scorer_lr_scale")
-    if config.network.action_scorer:
+    if policy_class is ActionScorerPolicy:
         policy_kwargs["scorer_lr_scale"] = scorer_lr_scale
     return ScaledGroupsPPO(
         policy_class, vec_env, seed=config.seed, verbose=0, tensorboard_log=tensorboard_log,
@@ -174,6 +184,22 @@ class ScaledGroupsPPO(MaskablePPO):
         super()._update_learning_rate(optimizers)
         for group in self.policy.optimizer.param_groups:
             group["lr"] *= group.get("lr_scale", 1.0)
+
+
+def start_from(network: Any, config: TrainConfig) -> None:
+    """Load the weights of ``network.start`` (checked by the config to fit) into the fresh
+    network: all of them, or a default-mode scorer's into a full-decision network's daily picks
+    and value."""
+    start = make_policy(config.network.start, config.game, config.num_players)
+    weights = start.network.state_dict()
+    try:
+        if isinstance(network, FullDecisionPolicy):
+            network.start_from_default_decisions(weights)
+        else:
+            network.load_state_dict(weights, strict=True)
+    except (RuntimeError, ValueError) as error:
+        raise ValueError(f"network.start: {config.network.start} does not fit this network: "
+                         f"{error}") from error
 
 
 def fit_endgame_start(config: TrainConfig, policy: Any, out: Path, progress: bool) -> None:

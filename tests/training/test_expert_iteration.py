@@ -188,7 +188,7 @@ BASE = {"game": "hungry", "num_players": 2, "backend": "expert_iteration"}
      "expert_iteration.start: 'pretrained:hungry_2p:network' has network.hidden"),
     # The shipped agent searches at play time; its network alone is the start.
     ({"expert_iteration": {"start": "pretrained:hungry_2p"}}, r"expert_iteration.start: "
-     r"'pretrained:hungry_2p' is not a trained network \(a checkpoint, or pretrained:NAME:network"),
+     r"'pretrained:hungry_2p' is not a trained network \(a policy file or pretrained:NAME:network"),
     ({"network": {"privileged_critic": True}}, "network.privileged_critic applies to the sb3"),
 ])
 def test_bad_expert_iteration_configs_name_the_key(changes, problem):

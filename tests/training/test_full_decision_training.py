@@ -68,8 +68,3 @@ def test_a_full_decision_run_trains_and_its_file_plays_that_mode(tmp_path):
     records = play_games("hunger_show", 4, [(str(tmp_path), "expert", "expert", "expert")] * 2,
                          seed=1, env_kwargs=FULL, progress=False)
     assert all(sum(r.win_shares) == pytest.approx(1.0) for r in records)
-
-
-def test_the_action_scorer_is_refused_in_the_full_decision_mode():
-    with pytest.raises(ValueError, match="decision_mode"):
-        config_from_dict({**FULL_RUN, "network": {"action_scorer": True}})

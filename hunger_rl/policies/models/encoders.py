@@ -21,7 +21,11 @@ the inputs it was trained on.
   replies four times). For each action: its value minus the best legal action's, in units of
   ``SHOW_VALUE_SCALE``, then ``SHOW_ACTION_DETAILS`` (zeros where the action is not legal;
   ``ShowEncoder.action_features`` is this block), and the best value itself. Their argmax is
-  the ``crowd`` baseline.
+  the ``crowd`` baseline. In the full-decision mode (``decision_mode="agents"``) the crowd values
+  are those of the default-mode part of the observation (its first entries, which are the
+  default-mode observation), and the observation's ``rule_action`` (the S19 rule's choice of
+  the pending step, one-hot) follows as it is: the encoder's raw row is the observation vector
+  followed by ``rule_action`` (``ShowEncoder.raw_input``).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from hunger_rl.engines.hunger_show.full_decisions import NUM_FULL_ACTIONS
 from hunger_rl.engines.hunger_show.observation import NUM_CHOICES as SHOW_CHOICES
 from hunger_rl.engines.hungry.engine import (
     ACTION_RESORT,
@@ -105,6 +110,10 @@ class ScaledEncoder:
 
     def __call__(self, observation: np.ndarray) -> np.ndarray:
         return self.batch(np.asarray(observation)[None])[0]
+
+    def raw_input(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        """The raw row this encoder reads from an env's observation dict."""
+        return observation["observation"]
 
     def batch(self, observations: np.ndarray) -> np.ndarray:
         return (np.asarray(observations) / self._scale).astype(np.float32)
@@ -210,7 +219,12 @@ def _margins(first: np.ndarray, second: np.ndarray, num_players: int) -> np.ndar
 class ShowEncoder(ScaledEncoder):
     """The HUNGER: The Show encoding: the scaled observation, then the crowd values (see the
     module docstring), compiled for the whole batch
-    (``policies.hunger_show_batched.crowd_features``)."""
+    (``policies.hunger_show_batched.crowd_features``); in the full-decision mode, then the
+    ``rule_action`` one-hot.
+
+    A full-decision encoder also says where the default-mode encoding of the same position
+    lies in its own (``default_input``: the scaled default-mode observation, then the crowd
+    block), so that a network can score the daily picks as a default-mode network does."""
 
     def __init__(self, num_players: int, decision_mode: str = "objects"):
         super().__init__("hunger_show", num_players, decision_mode)
@@ -219,12 +233,32 @@ class ShowEncoder(ScaledEncoder):
         self.action_feature_size = 1 + len(SHOW_ACTION_DETAILS)
         self.action_features = slice(
             self._scale.size, self._scale.size + self.num_actions * self.action_feature_size)
-        self.size = self.action_features.stop + 1
+        crowd_stop = self.action_features.stop + 1
+        self.full_decisions = decision_mode != "objects"
+        if not self.full_decisions:
+            self.size = crowd_stop
+            return
+        default_size = observation_scale("hunger_show", num_players).size
+        self._default_size = default_size
+        self.default_input = ((0, default_size), (self._scale.size, crowd_stop))
+        self.rule_actions = slice(crowd_stop, crowd_stop + NUM_FULL_ACTIONS)
+        self.size = self.rule_actions.stop
+
+    def raw_input(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        if not self.full_decisions:
+            return observation["observation"]
+        return np.concatenate((observation["observation"], observation["rule_action"]))
 
     def batch(self, observations: np.ndarray) -> np.ndarray:
         observations = np.asarray(observations)
-        crowd = crowd_features(observations, self.num_players, SHOW_VALUE_SCALE)
-        return np.concatenate((super().batch(observations), crowd), axis=1)
+        if not self.full_decisions:
+            crowd = crowd_features(observations, self.num_players, SHOW_VALUE_SCALE)
+            return np.concatenate((super().batch(observations), crowd), axis=1)
+        vectors = observations[:, :self._scale.size]
+        crowd = crowd_features(vectors[:, :self._default_size], self.num_players,
+                               SHOW_VALUE_SCALE)
+        return np.concatenate((super().batch(vectors), crowd,
+                               observations[:, self._scale.size:]), axis=1).astype(np.float32)
 
 
 @dataclass(frozen=True)

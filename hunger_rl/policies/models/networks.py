@@ -1,5 +1,5 @@
-"""The network modules of learned policies, beyond SB3's own MLP: the action scorer and the
-privileged critic.
+"""The network modules of learned policies, beyond SB3's own MLP: the action scorer, its
+full-decision form and the privileged critic.
 
 Inference (``policies.learned``) and training build them through :func:`policy_class_and_kwargs`.
 """
@@ -18,12 +18,18 @@ ACTIVATION_FUNCTIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 
 
 def policy_class_and_kwargs(action_scorer: bool, encoder: Any, endgame_head: bool = False,
-                            critic_state_size: int = 0) -> tuple[type, dict[str, Any]]:
+                            critic_state_size: int = 0,
+                            rule_prior: float = 0.0) -> tuple[type, dict[str, Any]]:
     """The network class for a policy (with or without the action scorer and its endgame head,
     or a privileged critic reading ``critic_state_size`` numbers of state after the encoded
-    observation) and the arguments it needs beyond SB3's own."""
+    observation; an action scorer over a full-decision encoding is a
+    :class:`FullDecisionPolicy` with ``rule_prior``) and the arguments it needs beyond SB3's
+    own."""
     if endgame_head and not action_scorer:
         raise ValueError("an endgame head belongs to an action scorer")
+    full_decisions = getattr(encoder, "full_decisions", False)
+    if rule_prior and not (action_scorer and full_decisions):
+        raise ValueError("a rule prior belongs to an action scorer in the full-decision mode")
     if critic_state_size:
         if action_scorer:
             raise ValueError("a privileged critic goes with the plain MLP, not an action scorer")
@@ -36,6 +42,19 @@ def policy_class_and_kwargs(action_scorer: bool, encoder: Any, endgame_head: boo
     block = encoder.action_features
     kwargs = {"action_features": (block.start, block.stop),
               "action_feature_size": encoder.action_feature_size}
+    if full_decisions:
+        if endgame_head:
+            raise ValueError("an endgame head belongs to a default-mode action scorer")
+        (start, stop), (crowd_start, crowd_stop) = encoder.default_input
+        # The scores' block inside the default-mode input (the crowd block follows the scaled
+        # default-mode observation there, as it does in the default-mode encoding).
+        offset = block.start - crowd_start + stop
+        return FullDecisionPolicy, {
+            "default_input": encoder.default_input,
+            "action_features": (offset, offset + block.stop - block.start),
+            "action_feature_size": encoder.action_feature_size,
+            "rule_actions": (encoder.rule_actions.start, encoder.rule_actions.stop),
+            "rule_prior": rule_prior}
     if endgame_head:
         kwargs["endgame"] = {"num_players": encoder.num_players,
                              "observation_scale": encoder.observation_scale}
@@ -123,15 +142,10 @@ class ActionScorerPolicy(MaskableActorCriticPolicy):
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
-        hidden = self.mlp_extractor.mlp.latent_dim_pi
         size = self.mlp_extractor.num_actions
         if size != self.action_net.out_features:
             raise ValueError(f"features of {size} actions for {self.action_net.out_features}")
-        with torch.no_grad():
-            self.action_net.weight[:, hidden:] = self.PRIOR_WEIGHT * torch.eye(size)
-            last = self.mlp_extractor.scorer[-1]
-            last.weight.zero_()
-            last.bias.zero_()
+        start_scores_at_prior(self.action_net.weight, self.mlp_extractor, self.PRIOR_WEIGHT)
         if self.scorer_lr_scale != 1.0:
             self.optimizer = self.optimizer_class(
                 self._scaled_parameter_groups(lr_schedule(1)), lr=lr_schedule(1),
@@ -153,6 +167,149 @@ class ActionScorerPolicy(MaskableActorCriticPolicy):
                 groups.append({"params": [], "lr_scale": scale, "lr": learning_rate * scale})
             groups[-1]["params"].append(parameter)
         return groups
+
+
+def start_scores_at_prior(weight: torch.Tensor, extractor: ActionScorerExtractor,
+                          prior_weight: float) -> None:
+    """Start an action scorer as a soft player of its prior: the rows of the action head's
+    ``weight`` that belong to the scored actions read each action's score ``prior_weight``
+    times, and the scorer's last layer, its correction, starts at zero."""
+    hidden, size = extractor.mlp.latent_dim_pi, extractor.num_actions
+    with torch.no_grad():
+        weight[:size, hidden : hidden + size] = prior_weight * torch.eye(size)
+        last = extractor.scorer[-1]
+        last.weight.zero_()
+        last.bias.zero_()
+
+
+class FullDecisionExtractor(torch.nn.Module):
+    """The full-decision mode's extractor: a default-mode action scorer for the daily picks
+    and a plain MLP for every later choice, side by side.
+
+    ``picks`` (an :class:`ActionScorerExtractor`) reads the default-mode encoding of the
+    position, which lies inside the full one (``default_input``, column ranges), so it is a
+    default-mode network's extractor as it is: its weights load from one
+    (:meth:`FullDecisionPolicy.start_from_default_decisions`), and so does the value, which
+    is that network's. ``decisions`` reads the whole full-decision encoding. The actor latent
+    is the picks' latent and scores, the decisions' latent, then the ``rule_action`` one-hot of
+    the later choices (``rule_actions``, column range), which the action head reads with the
+    rule prior's weight.
+    """
+
+    def __init__(self, features_dim: int, net_arch: list[int], activation_fn: type,
+                 device: Any, default_input: tuple[tuple[int, int], ...],
+                 action_features: tuple[int, int], action_feature_size: int,
+                 rule_actions: tuple[int, int]):
+        super().__init__()
+        self.default_input = [tuple(columns) for columns in default_input]
+        default_size = sum(stop - start for start, stop in self.default_input)
+        self.picks = ActionScorerExtractor(default_size, net_arch, activation_fn, device,
+                                           action_features, action_feature_size)
+        layers: list[torch.nn.Module] = []
+        width = features_dim
+        for hidden in net_arch:
+            layers += [torch.nn.Linear(width, hidden), activation_fn()]
+            width = hidden
+        self.decisions = torch.nn.Sequential(*layers)
+        self.rule_start, self.rule_stop = rule_actions
+        # The daily picks come first among the actions; the rule one-hot covers the later
+        # choices only (it is zero on the picks).
+        self.num_picks = self.picks.num_actions
+        self.latent_dim_pi = (self.picks.latent_dim_pi + width
+                              + self.rule_stop - self.rule_start - self.num_picks)
+        self.latent_dim_vf = self.picks.latent_dim_vf
+
+    def _default_features(self, features: torch.Tensor) -> torch.Tensor:
+        return torch.cat([features[:, start:stop] for start, stop in self.default_input], dim=1)
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        rule = features[:, self.rule_start + self.num_picks : self.rule_stop]
+        return torch.cat((self.picks.forward_actor(self._default_features(features)),
+                          self.decisions(features), rule), dim=1)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.picks.forward_critic(self._default_features(features))
+
+
+class FullDecisionPolicy(MaskableActorCriticPolicy):
+    """A masked actor-critic for the full-decision mode (:class:`FullDecisionExtractor`) whose
+    logits start as the default decisions': the daily picks' as a default-mode
+    :class:`ActionScorerPolicy` (``PRIOR_WEIGHT`` times the crowd values, or a default-mode
+    network's own logits once its weights are loaded), every later choice's as ``rule_prior``
+    on the S19 rule's choice and 0 on the others, corrected by the decisions MLP through rows
+    of the action head that start at zero. With ``rule_prior`` > 0 its argmax at the start is
+    the S19 rule's choice at every later step, so the untrained policy plays the default
+    decisions exactly, and PPO learns where to depart from them."""
+
+    PRIOR_WEIGHT = ActionScorerPolicy.PRIOR_WEIGHT
+
+    def __init__(self, *args: Any, default_input: tuple[tuple[int, int], ...],
+                 action_features: tuple[int, int], action_feature_size: int,
+                 rule_actions: tuple[int, int], rule_prior: float, **kwargs: Any):
+        self.extractor_settings = {"default_input": default_input,
+                                   "action_features": tuple(action_features),
+                                   "action_feature_size": action_feature_size,
+                                   "rule_actions": tuple(rule_actions)}
+        self.rule_prior = rule_prior
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = FullDecisionExtractor(
+            self.features_dim, self.net_arch, self.activation_fn, self.device,
+            **self.extractor_settings)
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        extractor = self.mlp_extractor
+        picks, num_picks = extractor.picks, extractor.num_picks
+        pick_latent = picks.latent_dim_pi
+        with torch.no_grad():
+            weight = self.action_net.weight
+            # Picks read only the picks' latent and scores; later choices only the decisions'
+            # latent (through zeros at the start) and the rule one-hot.
+            weight[:num_picks, pick_latent:] = 0.0
+            weight[num_picks:] = 0.0
+            self.action_net.bias.zero_()
+            rule_columns = weight.shape[1] - (weight.shape[0] - num_picks)
+            weight[num_picks:, rule_columns:] = self.rule_prior * torch.eye(
+                weight.shape[0] - num_picks)
+        start_scores_at_prior(self.action_net.weight, picks, self.PRIOR_WEIGHT)
+
+    def start_from_default_decisions(self, weights: dict[str, torch.Tensor]) -> None:
+        """Load a default-mode :class:`ActionScorerPolicy`'s weights (same ``net_arch``) into
+        the daily picks' scorer, their rows of the action head, and the value; the later
+        choices keep their start. A clear error if the weights do not fit."""
+        extractor, picks = "mlp_extractor.", "mlp_extractor.picks."
+        own = self.state_dict()
+        mapped = {}
+        for name, tensor in weights.items():
+            own_name = (picks + name[len(extractor):] if name.startswith(extractor)
+                        else name if name.startswith(("value_net.", "action_net.")) else None)
+            if own_name not in own:
+                raise ValueError(f"the default-decision network's {name} has no place in a "
+                                 "full-decision network")
+            mapped[own_name] = tensor
+        missing = sorted(name for name in own if name.startswith(picks) and name not in mapped)
+        if missing:
+            raise ValueError(f"the default-decision network lacks {missing[:3]}")
+        num_picks = self.mlp_extractor.num_picks
+        targets = {}
+        for name, tensor in mapped.items():
+            target = own[name]
+            if name.startswith("action_net."):  # the daily picks' rows
+                target = (target[:num_picks, : tensor.shape[-1]] if target.dim() == 2
+                          else target[:num_picks])
+            if target.shape != tensor.shape:
+                raise ValueError(f"the default-decision network's {name} has shape "
+                                 f"{tuple(tensor.shape)}, this network's {tuple(target.shape)}")
+            targets[name] = target
+        # Checked whole before any copy, so that a misfit leaves the network as it was.
+        with torch.no_grad():
+            for name, target in targets.items():
+                target.copy_(mapped[name])
 
 
 class PrivilegedCriticExtractor(torch.nn.Module):
