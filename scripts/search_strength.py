@@ -7,7 +7,7 @@ time (one process, one core) of each of the search's picks in whole shows where 
 against `crowd`.
 
 Usage: python scripts/search_strength.py [--search smmcts:100] [--chunks 4] [--workers 2]
-       [--skip-matches] [--skip-agents] [--skip-cost] [--cost-shows 5]
+       [--skip-matches] [--skip-cost] [--cost-shows 5]
 
 ``--search`` takes any HUNGER spec (``ismcts:100`` for the costs beside OpenSpiel's ISMCTS).
 """
@@ -26,13 +26,11 @@ from hunger_rl.policies.registry import make_policy
 FIRST_SEED = 100
 
 
-def matches(search: str, agents: bool = True) -> list[tuple[int, list[str]]]:
+def matches(search: str) -> list[tuple[int, list[str]]]:
     """(players, [A, B]): A in one seat, B in all the others. The search against each
-    baseline, then (with ``agents``) each shipped agent against the search."""
+    baseline, then each shipped agent against the search."""
     rows = [(players, [search, opponent]) for players in (2, 4, 6)
             for opponent in ("crowd", "expert")]
-    if not agents:
-        return rows
     return rows + [(players, [f"pretrained:hunger_show_{players}p", search])
                    for players in (2, 4, 6)]
 
@@ -88,8 +86,6 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--cost-shows", type=int, default=5)
     parser.add_argument("--skip-matches", action="store_true")
-    parser.add_argument("--skip-agents", action="store_true",
-                        help="only the search against the baselines, not the shipped agents")
     parser.add_argument("--skip-cost", action="store_true")
     args = parser.parse_args()
     search = args.search
@@ -97,7 +93,7 @@ def main() -> None:
         print("| players | A | B (other seats) | games | A's win share [95% Wilson] "
               "| equal share | seeds |")
         print("|---|---|---|---|---|---|---|")
-        for players, lineup in matches(search, agents=not args.skip_agents):
+        for players, lineup in matches(search):
             print(pooled(players, lineup, args.chunks, args.workers), flush=True)
     if not args.skip_cost:
         print(f"\n`{search}`, CPU ms per pick (seat 0 against `crowd`, {args.cost_shows} shows)")

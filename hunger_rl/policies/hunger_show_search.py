@@ -26,8 +26,9 @@ its weight fades as a pick's own statistics grow. Centred on the uniform prior, 
 exactly 0 for a network that cannot tell the picks apart, and the search is then plain
 ``smmcts:N``. The other players' bandits stay unguided: the network reads the searcher's
 observation only. ``explore`` adds Gumbel noise to the logits before the softmax (Gumbel
-AlphaZero's exploration, as in the Hungry search). ``last_visits`` keeps the searcher's visit
-counts of its last search, the policy target of expert iteration.
+AlphaZero's exploration, as in the Hungry search). ``visit_policy`` is the policy target of
+expert iteration: the searcher's visit counts of its last search, less the first try that every
+pick gets whatever its worth (KataGo's pruning of forced playouts), normalised.
 
 The rollout player reads the dealt show directly (it is a sample, not the real game): a
 living player short of food for the next suppers gathers fruit or chicken, else raft tokens,
@@ -136,6 +137,16 @@ class SMMCTSShowPolicy(Policy):
             means = np.nan_to_num(wins[0] / visits[0])
         self.last_visits = visits[0]
         return int(np.lexsort((means, visits[0]))[-1])
+
+    def visit_policy(self) -> np.ndarray | None:
+        """The searcher's visit counts over its picks at its last search, less each pick's
+        first try, normalised (with no more simulations than picks: the tries themselves); None
+        if it did not search (an eliminated seat staying in the env)."""
+        if self.last_visits is None:
+            return None
+        chosen = np.maximum(self.last_visits - 1, 0)
+        counts = chosen if chosen.any() else self.last_visits
+        return counts / counts.sum()
 
     def _prior(self, vector: np.ndarray, choices: int, rng: np.random.Generator) -> np.ndarray:
         """The guide's softmax over the ``choices`` picks (after Gumbel noise with

@@ -9,10 +9,11 @@ The trainer reads top to bottom in :func:`train_expert_iteration`. Each iteratio
    ``search:N:SPEC`` (``policies.hungry_search``), whose target is its improved policy
    (``SearchStatistics.improved_policy``); HUNGER's ``smmcts:N:SPEC``
    (``policies.hunger_show_search``), the network's softmax a progressive bias on the
-   searcher's own picks, whose target is the searcher's visit counts over its picks,
-   normalised. Every move keeps the mover's observation, its legal plays and the target; when
-   the game ends, each position gets its mover's win share (1, 1/k in a k-way draw, 0). The
-   game's function playing them is its ``TrainingGame.expert_iteration_games``.
+   searcher's own picks, whose target is the searcher's visit counts over its picks less
+   each pick's first try, normalised. Every move keeps the mover's observation, its legal
+   plays and the target; when the game ends, each position gets its mover's win share (1,
+   1/k in a k-way draw, 0). The game's function playing them is its
+   ``TrainingGame.expert_iteration_games``.
 2. Fit: the network's policy to the targets (cross-entropy), its value to the win shares
    (squared error, weighted by ``value_weight``), ``epochs`` passes with Adam.
 3. The fitted network guides the next iteration's search; with ``cutoff`` (Hungry) its value
@@ -316,9 +317,9 @@ def play_hungry_games(num_players: int, game_options: dict[str, Any], settings: 
 def play_show_games(num_players: int, game_options: dict[str, Any], settings: GameSettings,
                     seeds: np.ndarray) -> list[Positions]:
     """HUNGER's shows (see :func:`play_games`), on the Parallel env, every living seat played
-    by ``smmcts:N:SPEC``; the targets are the searcher's visit counts over its picks,
-    normalised. A seat that does not search (eliminated, staying in the env) keeps no
-    position."""
+    by ``smmcts:N:SPEC``; the targets are the searcher's visit counts over its picks, less
+    each pick's first try, normalised (``SMMCTSShowPolicy.visit_policy``). A seat that does
+    not search (eliminated, staying in the env) keeps no position."""
     guide = LearnedPolicy.from_weights(settings.metadata, settings.weights, name="network")
     search = SMMCTSShowPolicy(settings.simulations, guide=guide, explore=settings.explore)
     games = []
@@ -332,11 +333,12 @@ def play_show_games(num_players: int, game_options: dict[str, Any], settings: Ga
             for agent in env.agents:
                 observation = observations[agent]
                 actions[agent] = search.act(observation, rng)
-                if search.last_visits is not None:
+                visits = search.visit_policy()
+                if visits is not None:
                     mask = np.asarray(observation["action_mask"]).astype(bool)
                     # The searcher's picks are its legal actions, in order (S6).
                     target = np.zeros(mask.size, np.float32)
-                    target[mask] = search.last_visits / search.last_visits.sum()
+                    target[mask] = visits
                     seats.append(env.agent_seats[agent])
                     vectors.append(np.array(observation["observation"], np.float32))
                     masks.append(mask)
