@@ -43,15 +43,19 @@ class ScriptedPolicy:
     default_count: int | None = None
 
     def make(self, spec: str, argument: str) -> Policy:
-        module, _, name = self.target.partition(":")
-        try:
-            policy_class = getattr(importlib.import_module(module), name)
-        except ImportError as error:  # an optional extra it needs is not installed
-            raise ValueError(f"policy spec {spec!r} cannot be loaded: {error} "
-                             f"({self.description})") from error
+        policy_class = self.policy_class(spec)
         if self.count_keyword is None:
             return policy_class()
         return policy_class(**{self.count_keyword: _count(spec, argument, self.default_count)})
+
+    def policy_class(self, spec: str) -> type:
+        """The class, its module imported on first use; ``spec`` names it in errors."""
+        module, _, name = self.target.partition(":")
+        try:
+            return getattr(importlib.import_module(module), name)
+        except ImportError as error:  # an optional extra it needs is not installed
+            raise ValueError(f"policy spec {spec!r} cannot be loaded: {error} "
+                             f"({self.description})") from error
 
 
 _RANDOM = ScriptedPolicy("hunger_rl.policies.base:RandomPolicy",
@@ -196,9 +200,8 @@ def _guided_smmcts(spec: str, argument: str, num_players: int) -> Policy:
     if not hasattr(guide, "logits"):
         raise ValueError(f"in {spec!r}, {guide_spec!r} is not a trained network (a checkpoint "
                          "or pretrained:NAME), so it cannot guide the search")
-    from hunger_rl.policies.hunger_show_search import SMMCTSShowPolicy
-
-    return SMMCTSShowPolicy(count, guide=guide)
+    # Through the table: the search's module reads this one's defaults.
+    return POLICY_TABLES["hunger_show"]["smmcts"].policy_class(spec)(count, guide=guide)
 
 
 def _count(spec: str, argument: str, default: int) -> int:
