@@ -18,6 +18,18 @@ simultaneous-move games). Each of the N simulations:
 It plays its most visited pick (ties: the best mean). The search reads nothing but the
 observation; the seats are the observer's (it sits at seat 0, as in its observation).
 
+``smmcts:N:SPEC`` lets a trained network guide the searcher's own bandit (expert iteration's
+games, ``training.expert_iteration``): the softmax of its logits over the picks, the prior p,
+adds a progressive bias ``PRIOR_WEIGHT * (p - 1/K) / (visits + 1)`` to each of the K picks'
+scores (Chaslot et al. 2008), untried ones included, so the network orders the first tries and
+its weight fades as a pick's own statistics grow. Centred on the uniform prior, the bias is
+exactly 0 for a network that cannot tell the picks apart, and the search is then plain
+``smmcts:N``. The other players' bandits stay unguided: the network reads the searcher's
+observation only. ``explore`` adds Gumbel noise to the logits before the softmax (Gumbel
+AlphaZero's exploration, as in the Hungry search). ``visit_policy`` is the policy target of
+expert iteration: the searcher's visit counts of its last search, less the first try that every
+pick gets whatever its worth (KataGo's pruning of forced playouts), normalised.
+
 The rollout player reads the dealt show directly (it is a sample, not the real game): a
 living player short of food for the next suppers gathers fruit or chicken, else raft tokens,
 at a random location whose pile still has some; with probability ``ROLLOUT_RANDOM`` it picks
@@ -49,14 +61,18 @@ FOOD_SUPPERS = 2
 ROLLOUT_RANDOM = 0.25
 # Scores of picks not yet tried (each is tried once before UCB1 compares), above any UCB1 value.
 UNTRIED = 1e9
+# Weight of a guiding network's progressive bias, in win shares: a pick the network is sure of
+# gains about half a win share on its first visit, a tenth by its tenth.
+PRIOR_WEIGHT = 1.0
 
 
 class SMMCTSShowPolicy(Policy):
     """Decoupled-UCT simultaneous-move search over the day's joint picks, ``simulations``
-    determinised simulations per move (see the module docstring)."""
+    determinised simulations per move; with a ``guide`` (a trained network's policy), its
+    prior biases the searcher's own picks (see the module docstring)."""
 
     def __init__(self, simulations: int = DEFAULT_SMMCTS_SIMULATIONS,
-                 exploration: float = EXPLORATION):
+                 exploration: float = EXPLORATION, guide: Any = None, explore: bool = False):
         if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)):
             raise ValueError(f"simulations must be an integer, got {simulations!r}")
         if simulations < 1:
@@ -64,9 +80,14 @@ class SMMCTSShowPolicy(Policy):
         if (isinstance(exploration, bool) or not isinstance(exploration, (int, float))
                 or not math.isfinite(exploration) or exploration < 0):
             raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
+        if explore and guide is None:
+            raise ValueError("explore adds Gumbel noise to a guide's logits: it needs a guide")
         self.simulations = int(simulations)
         self.exploration = float(exploration)
-        self.name = f"smmcts:{self.simulations}"
+        self.guide = guide
+        self.explore = explore
+        self.last_visits: np.ndarray | None = None
+        self.name = f"smmcts:{self.simulations}" + ("" if guide is None else f":{guide.name}")
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
         if "rule_action" in observation:
@@ -78,6 +99,7 @@ class SMMCTSShowPolicy(Policy):
         config = ShowConfig(n, characters=bool(vector[layout["character"]][1:].any()))
         legal = legal_actions(observation)
         alive = vector[layout["alive"]]
+        self.last_visits = None
         if not alive[0]:  # eliminated, staying in the env (eliminated="stay"): its no-op
             return int(legal[0])
         living = np.flatnonzero(alive)
@@ -90,11 +112,16 @@ class SMMCTSShowPolicy(Policy):
         # Breaks ties between equal scores at random, the same way for the whole search.
         tie_breaks = rng.random((living.size, choices)) * 1e-6
         rollout_rng = random.Random(int(rng.integers(2**63)))
+        if self.guide is not None:  # the progressive bias of the searcher's own picks
+            bias = np.zeros((living.size, choices))
+            bias[0] = PRIOR_WEIGHT * (self._prior(vector, choices, rng) - 1.0 / choices)
         for simulation in range(self.simulations):
             show = show_from_observation(config, vector, rng)
             with np.errstate(divide="ignore", invalid="ignore"):
                 scores = np.where(visits > 0, wins / visits + self.exploration * np.sqrt(
                     math.log(max(simulation, 1)) / visits), UNTRIED)
+            if self.guide is not None:
+                scores += bias / (visits + 1)
             picks = (scores + tie_breaks).argmax(axis=1)
             day = [None] * n
             for seat, pick in zip(living.tolist(), picks.tolist(), strict=True):
@@ -108,7 +135,32 @@ class SMMCTSShowPolicy(Policy):
             wins[rows, picks] += shares[living]
         with np.errstate(invalid="ignore"):
             means = np.nan_to_num(wins[0] / visits[0])
+        self.last_visits = visits[0]
         return int(np.lexsort((means, visits[0]))[-1])
+
+    def visit_policy(self) -> np.ndarray | None:
+        """The searcher's visit counts over its picks at its last search, less each pick's
+        first try, normalised (with no more simulations than picks: the tries themselves); None
+        if it did not search (an eliminated seat staying in the env)."""
+        if self.last_visits is None:
+            return None
+        chosen = np.maximum(self.last_visits - 1, 0)
+        counts = chosen if chosen.any() else self.last_visits
+        return counts / counts.sum()
+
+    def _prior(self, vector: np.ndarray, choices: int, rng: np.random.Generator) -> np.ndarray:
+        """The guide's softmax over the ``choices`` picks (after Gumbel noise with
+        ``explore``)."""
+        logits = self.guide.logits([vector])[0].astype(np.float64)
+        if logits.size < choices:
+            raise ValueError(f"the guide {self.guide.name} scores {logits.size} actions, the "
+                             f"show has {choices} picks")
+        # The picks are the first actions (the action space is as wide at every player count).
+        logits = logits[:choices]
+        if self.explore:
+            logits = logits + rng.gumbel(size=choices)
+        weights = np.exp(logits - logits.max())
+        return weights / weights.sum()
 
 
 def play_out(show: ShowGame, rng: random.Random) -> None:

@@ -9,7 +9,8 @@ using that network's value once D plays followed each candidate); for HUNGER: Th
 for both ``ismcts`` or
 ``ismcts:N`` (OpenSpiel's information-set MCTS, N simulations per move, 100 by default; the
 ``openspiel`` extra); for HUNGER also ``smmcts`` or ``smmcts:N`` (simultaneous-move MCTS,
-decoupled UCT over the day's joint picks, N simulations per move, 100 by default);
+decoupled UCT over the day's joint picks, N simulations per move, 100 by default) and
+``smmcts:N:SPEC`` (the same search, SPEC's network biasing the searcher's own picks);
 ``pretrained:NAME``, a trained agent shipped with the package (``policies.pretrained``; some
 search at play time, and ``pretrained:NAME:network`` is the network alone); or the path of a
 trained checkpoint.
@@ -26,8 +27,8 @@ from hunger_rl.policies.base import Policy
 
 DEFAULT_SEARCH_SIMULATIONS = 200
 DEFAULT_ISMCTS_SIMULATIONS = 100
-# The scripted policy that ``NAME:N:SPEC`` turns into a network-guided search.
-GUIDED_SEARCH = "search"
+# Each game's scripted policy that ``NAME:N:SPEC`` turns into a network-guided search.
+GUIDED_SEARCHES = {"hungry": "search", "hunger_show": "smmcts"}
 DEFAULT_SMMCTS_SIMULATIONS = 100
 CHECKPOINT_SUFFIXES = (".safetensors", ".zip", ".pt", ".pth", ".ckpt")
 
@@ -43,15 +44,19 @@ class ScriptedPolicy:
     default_count: int | None = None
 
     def make(self, spec: str, argument: str) -> Policy:
-        module, _, name = self.target.partition(":")
-        try:
-            policy_class = getattr(importlib.import_module(module), name)
-        except ImportError as error:  # an optional extra it needs is not installed
-            raise ValueError(f"policy spec {spec!r} cannot be loaded: {error} "
-                             f"({self.description})") from error
+        policy_class = self.policy_class(spec)
         if self.count_keyword is None:
             return policy_class()
         return policy_class(**{self.count_keyword: _count(spec, argument, self.default_count)})
+
+    def policy_class(self, spec: str) -> type:
+        """The class, its module imported on first use; ``spec`` names it in errors."""
+        module, _, name = self.target.partition(":")
+        try:
+            return getattr(importlib.import_module(module), name)
+        except ImportError as error:  # an optional extra it needs is not installed
+            raise ValueError(f"policy spec {spec!r} cannot be loaded: {error} "
+                             f"({self.description})") from error
 
 
 _RANDOM = ScriptedPolicy("hunger_rl.policies.base:RandomPolicy",
@@ -114,7 +119,7 @@ def make_policy(spec: str, game: str, num_players: int) -> Policy:
         raise ValueError(f"a policy spec must be a non-empty string, got {spec!r}")
     name, _, argument = spec.partition(":")
     entry = table.get(name)
-    if name == GUIDED_SEARCH and ":" in argument and entry is not None:
+    if name == GUIDED_SEARCHES.get(game) and ":" in argument and entry is not None:
         return _guided_search(spec, argument, game, num_players)
     if entry is not None and (entry.count_keyword or not argument):
         return entry.make(spec, argument)
@@ -133,11 +138,14 @@ def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
 
     rows = [(name + (":N" if entry.count_keyword else ""), entry.description)
             for name, entry in _table(game).items()]
-    if GUIDED_SEARCH in _table(game):
-        rows += [(f"{GUIDED_SEARCH}:N:SPEC", "the search guided by the trained network SPEC (a "
+    if game == "hungry":
+        rows += [("search:N:SPEC", "the search guided by the trained network SPEC (a "
                   "checkpoint or pretrained:NAME): its logits choose and weigh the candidates"),
-                 (f"{GUIDED_SEARCH}:N:D:SPEC", "the same, and the network's value once D plays "
+                 ("search:N:D:SPEC", "the same, and the network's value once D plays "
                   "followed a candidate (a network trained by expert iteration)")]
+    if game == "hunger_show":
+        rows.append(("smmcts:N:SPEC", "the search with the trained network SPEC (a checkpoint "
+                     "or pretrained:NAME) as the prior of its own picks"))
     for name in pretrained_names(game, num_players):
         rows.append((PREFIX + name, catalogue()[name]["description"]))
         if "search" in catalogue()[name]:
@@ -148,7 +156,10 @@ def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
 
 
 def _guided_search(spec: str, argument: str, game: str, num_players: int) -> Policy:
-    """``search:N:SPEC`` or ``search:N:D:SPEC``: the search guided by SPEC's network."""
+    """``search:N:SPEC`` or ``search:N:D:SPEC`` (Hungry), ``smmcts:N:SPEC`` (HUNGER): the
+    search guided by SPEC's network."""
+    if game == "hunger_show":
+        return _guided_smmcts(spec, argument, num_players)
     simulations, _, rest = argument.partition(":")
     cutoff, _, guide_spec = rest.partition(":")
     if not (cutoff.isdigit() and guide_spec):
@@ -175,6 +186,28 @@ def _guided_search(spec: str, argument: str, game: str, num_players: int) -> Pol
     from hunger_rl.policies.hungry_search import SearchHungryPolicy
 
     return SearchHungryPolicy(count, guide, None if cutoff is None else int(cutoff))
+
+
+def _guided_smmcts(spec: str, argument: str, num_players: int) -> Policy:
+    """``smmcts:N:SPEC``: HUNGER's search with SPEC's network as the prior of its own picks."""
+    simulations, _, guide_spec = argument.partition(":")
+    if not simulations:
+        raise ValueError(f"in {spec!r}, the number of simulations N must come before the "
+                         "network (smmcts:N:SPEC)")
+    count = _count(spec, simulations, DEFAULT_SMMCTS_SIMULATIONS)
+    cutoff, _, rest = guide_spec.partition(":")
+    if cutoff.isdigit() and rest:
+        raise ValueError(f"in {spec!r}, smmcts takes no cut-off: its network is a prior only "
+                         f"(smmcts:{count}:SPEC)")
+    try:
+        guide = make_policy(guide_spec, "hunger_show", num_players)
+    except ValueError as error:
+        raise ValueError(f"in {spec!r}, the network {guide_spec!r}: {error}") from error
+    if not hasattr(guide, "logits"):
+        raise ValueError(f"in {spec!r}, {guide_spec!r} is not a trained network (a checkpoint "
+                         "or pretrained:NAME), so it cannot guide the search")
+    # Through the table: the search's module reads this one's defaults.
+    return POLICY_TABLES["hunger_show"]["smmcts"].policy_class(spec)(count, guide=guide)
 
 
 def _count(spec: str, argument: str, default: int) -> int:

@@ -246,18 +246,22 @@ class RLlibConfig:
 
 @dataclass(frozen=True)
 class ExpertIterationConfig:
-    """Expert iteration (``training.expert_iteration``), Hungry only."""
+    """Expert iteration (``training.expert_iteration``): Hungry's search or HUNGER's
+    ``smmcts`` as the teacher."""
 
     iterations: int = setting(10, "rounds of games, fit and evaluation", low=1, high=10**6)
     games: int = setting(64, "games per iteration, every seat played by the search", low=1,
                          high=10**7)
-    simulations: int = setting(64, "playouts per move of the search (search:N:SPEC with the "
-                               "current network)", low=2, high=10**5)
+    simulations: int = setting(64, "playouts per move of the search (search:N:SPEC for Hungry, "
+                               "smmcts:N:SPEC for HUNGER, with the current network)", low=2,
+                               high=10**5)
     cutoff: int | None = setting(
-        None, "null: playouts to the end; D: the network's value once D plays followed a "
-        "candidate (search:N:D:SPEC), from the second iteration on", low=0, high=100)
+        None, "Hungry: null: playouts to the end; D: the network's value once D plays followed "
+        "a candidate (search:N:D:SPEC), from the second iteration on. HUNGER: null only (its "
+        "network is a prior)", low=0, high=100)
     explore: bool = setting(True, "Gumbel noise on the network's logits at every move of the "
-                            "games (Gumbel AlphaZero's exploration)")
+                            "games (Gumbel AlphaZero's exploration; HUNGER: on the prior of the "
+                            "searcher's picks)")
     start: str | None = setting(
         None, "null: the network section's untrained network (an action scorer starts as the "
         "forecast player); or a policy spec (a checkpoint, pretrained:NAME:network) with the same "
@@ -302,15 +306,18 @@ class TrainConfig:
                                            "seat-rotated matches against baselines")
     endgame: EndgameConfig = section(EndgameConfig, "Hungry: fit the endgame head from playouts")
     backend: str = setting("sb3", "sb3 (this machine), rllib (Ray RLlib, one machine or a "
-                           "cluster) or expert_iteration (the search as the teacher, Hungry)",
+                           "cluster) or expert_iteration (the search as the teacher)",
                            choices=BACKENDS)
     rllib: RLlibConfig = section(
         RLlibConfig, "read only by the rllib backend, which ignores env, ppo.n_steps, "
         "ppo.batch_size and checkpoint_every_steps")
     expert_iteration: ExpertIterationConfig = section(
-        ExpertIterationConfig, "read only by the expert_iteration backend (Hungry), which "
+        ExpertIterationConfig, "read only by the expert_iteration backend, which "
         "ignores total_steps, checkpoint_every_steps (it checkpoints every iteration), env, "
-        "ppo, opponents, endgame, rllib and evaluation.every_steps")
+        "ppo, opponents, endgame, rllib and evaluation.every_steps. Shipped configs: "
+        "expert_iteration_hungry_2p (Hungry, search:64 from pretrained:hungry_2p) and "
+        "expert_iteration_hunger_show_4p (HUNGER, smmcts:64 from pretrained:hunger_show_4p, "
+        "its network a prior on the searcher's own picks; docs/agents.md)")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -716,9 +723,20 @@ def _check_consistency(config: TrainConfig) -> None:
 
 
 def _check_expert_iteration(config: TrainConfig) -> None:
-    if config.game != "hungry":
-        raise ValueError(f"backend expert_iteration plays the Hungry search; game "
-                         f"{config.game!r} has none")
+    from hunger_rl.envs import game_spec
+
+    trainer = training_game(config.game)
+    if trainer.expert_iteration_games is None:
+        raise ValueError(f"backend expert_iteration applies to "
+                         f"{games_with('expert_iteration_games')} only, not {config.game!r}")
+    if config.expert_iteration.cutoff is not None and config.game != "hungry":
+        raise ValueError(f"expert_iteration.cutoff applies to hungry only: the {config.game} "
+                         f"search takes its network as a prior; set it to null")
+    game = game_spec(config.game)
+    if game.full_decisions(config.game_options):
+        option, value = game.full_decision_option
+        raise ValueError(f"backend expert_iteration searches the daily picks only; use it "
+                         f"without game_options.{option}: {value}")
     if config.expert_iteration.start is not None:
         _check_start_network("expert_iteration.start", config.expert_iteration.start, config)
 

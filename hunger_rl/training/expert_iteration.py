@@ -1,18 +1,24 @@
 """``backend: expert_iteration``: the search as the teacher of the network (Expert Iteration,
-Anthony et al. 2017), with Gumbel AlphaZero's root search and policy target. Hungry only.
+Anthony et al. 2017): for Hungry with Gumbel AlphaZero's root search and policy target, for
+HUNGER: The Show with the simultaneous-move search ``smmcts:N`` and its visit counts.
 
 The trainer reads top to bottom in :func:`train_expert_iteration`. Each iteration:
 
-1. Games: ``expert_iteration.games`` games with every seat played by the search guided by the
-   current network (``search:N:SPEC``, ``policies.hungry_search``), with Gumbel noise on its
-   logits (``explore``). Every move keeps the mover's observation, its legal plays and the
-   search's improved policy (``SearchStatistics.improved_policy``); when the game ends, each
-   position gets its mover's win share (H9: 1, 1/k in a k-way draw, 0).
-2. Fit: the network's policy to the improved policies (cross-entropy), its value to the win
-   shares (squared error, weighted by ``value_weight``), ``epochs`` passes with Adam.
-3. The fitted network guides the next iteration's search; with ``cutoff`` its value also ends
-   the playouts (from the second iteration on: before it, the value head is not fitted yet,
-   unless ``start`` names a network whose value head is).
+1. Games: ``expert_iteration.games`` games with every seat played by the game's search guided
+   by the current network, with Gumbel noise on its logits (``explore``): Hungry's
+   ``search:N:SPEC`` (``policies.hungry_search``), whose target is its improved policy
+   (``SearchStatistics.improved_policy``); HUNGER's ``smmcts:N:SPEC``
+   (``policies.hunger_show_search``), the network's softmax a progressive bias on the
+   searcher's own picks, whose target is the searcher's visit counts over its picks less
+   each pick's first try, normalised. Every move keeps the mover's observation, its legal
+   plays and the target; when the game ends, each position gets its mover's win share (1,
+   1/k in a k-way draw, 0). The game's function playing them is its
+   ``TrainingGame.expert_iteration_games``.
+2. Fit: the network's policy to the targets (cross-entropy), its value to the win shares
+   (squared error, weighted by ``value_weight``), ``epochs`` passes with Adam.
+3. The fitted network guides the next iteration's search; with ``cutoff`` (Hungry) its value
+   also ends the playouts (from the second iteration on: before it, the value head is not
+   fitted yet, unless ``start`` names a network whose value head is).
 4. Before the first iteration and after every ``evaluate_every`` iterations, the network
    alone plays ``evaluation.games`` seat-rotated games against each of
    ``evaluation.opponents`` (the learning curve, whose last point is the final table); every
@@ -46,6 +52,8 @@ from hunger_rl.arena.matches import map_chunks
 from hunger_rl.engines.hungry.batched import BatchedHungry
 from hunger_rl.engines.hungry.engine import NUM_ACTIONS, TOTAL_PLAYS
 from hunger_rl.engines.hungry.view import HungryView
+from hunger_rl.envs import game_spec, hunger_show_v0
+from hunger_rl.policies.hunger_show_search import SMMCTSShowPolicy
 from hunger_rl.policies.hungry_search import SearchHungryPolicy
 from hunger_rl.policies.learned import (
     POLICY_FILE,
@@ -67,6 +75,7 @@ from hunger_rl.training.checkpoint import (
     save_checkpoint,
 )
 from hunger_rl.training.config import TrainConfig
+from hunger_rl.training.games import training_game
 from hunger_rl.training.outputs import (
     evaluate_policy,
     final_evaluation,
@@ -88,7 +97,8 @@ MASKED_LOGIT = -1e9
 
 @dataclass(frozen=True)
 class GameSettings:
-    """What a worker needs to play an iteration's games: the network and the search."""
+    """What a worker needs to play an iteration's games: the network and the search (``cutoff``
+    is Hungry's only)."""
 
     metadata: PolicyMetadata
     weights: dict[str, np.ndarray]
@@ -100,7 +110,7 @@ class GameSettings:
 @dataclass(frozen=True)
 class Positions:
     """Positions of finished games: the mover's raw observation, legal plays, the search's
-    improved policy and the mover's final win share."""
+    policy target and the mover's final win share."""
 
     observations: np.ndarray
     masks: np.ndarray
@@ -204,8 +214,9 @@ def _evaluate(config: TrainConfig, out: Path, network: Any, metadata: PolicyMeta
 
 def _metadata(config: TrainConfig, encoded_size: int) -> PolicyMetadata:
     """The policy file's metadata: the config's network, its value head a win-share estimate."""
+    env = game_spec(config.game).make_env(config.num_players, **config.game_options)
     metadata = policy_metadata(config, spaces.Box(-np.inf, np.inf, (encoded_size,), np.float32),
-                               spaces.Discrete(NUM_ACTIONS))
+                               env.action_space(env.possible_agents[0]))
     return replace(metadata, extra={**metadata.extra, VALUE_KEY: WIN_SHARE_VALUE})
 
 
@@ -233,13 +244,14 @@ def play_iteration(config: TrainConfig, settings: GameSettings, iteration: int, 
                disable=not progress, leave=False, file=sys.stderr, dynamic_ncols=True)
     with bar:
         if ray is None:
-            tasks = [(config.num_players, config.game_options, settings, chunk)
+            tasks = [(config.game, config.num_players, config.game_options, settings, chunk)
                      for chunk in chunks]
             parts = list(map_chunks(_play_task, tasks, config.expert_iteration.workers, bar))
         else:
             remote = ray.remote(num_cpus=1)(play_games)
             shared = ray.put(settings)
-            references = [remote.remote(config.num_players, config.game_options, shared, chunk)
+            references = [remote.remote(config.game, config.num_players, config.game_options,
+                                        shared, chunk)
                           for chunk in chunks]
             parts = []
             for reference in references:
@@ -252,45 +264,91 @@ def _play_task(task) -> list[Positions]:
     return play_games(*task)
 
 
-def play_games(num_players: int, game_options: dict[str, Any], settings: GameSettings,
-               seeds: np.ndarray) -> list[Positions]:
-    """Whole games, every seat played by the search guided by ``settings``' network; one
-    :class:`Positions` per game. Game g is dealt from ``seeds[g, 0]`` and searched with a
-    generator seeded by ``seeds[g, 1]``; torch runs on one thread here, wherever it runs."""
+def play_games(game: str, num_players: int, game_options: dict[str, Any],
+               settings: GameSettings, seeds: np.ndarray) -> list[Positions]:
+    """Whole games of ``game``, every seat played by its search guided by ``settings``'
+    network; one :class:`Positions` per game. Game g is dealt from ``seeds[g, 0]`` and searched
+    with a generator seeded by ``seeds[g, 1]``; torch runs on one thread here, wherever it
+    runs."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        guide = LearnedPolicy.from_weights(settings.metadata, settings.weights, name="network")
-        search = SearchHungryPolicy(settings.simulations, guide, settings.cutoff,
-                                    settings.explore)
-        tied_second = game_options.get("tied_second", "next")
-        batch = BatchedHungry(num_players, len(seeds), **game_options)
-        out = batch.reset(seeds=seeds[:, 0])
-        rngs = [np.random.default_rng(int(seed)) for seed in seeds[:, 1]]
-        shape = (len(seeds), TOTAL_PLAYS)
-        observations = np.zeros((*shape, batch.observation_size), np.float32)
-        masks = np.zeros((*shape, NUM_ACTIONS), bool)
-        targets = np.zeros((*shape, NUM_ACTIONS), np.float32)
-        movers = np.zeros(shape, np.int64)
-        for turn in range(TOTAL_PLAYS):
-            actions = np.zeros(len(seeds), np.int64)
-            for game in range(len(seeds)):
-                observation = {"observation": out.observations[game].copy(),
-                               "action_mask": out.action_masks[game].copy()}
-                view = HungryView.from_observation(observation, tied_second)
-                actions[game] = search.act(observation, rngs[game], view)
-                observations[game, turn] = observation["observation"]
-                masks[game, turn] = observation["action_mask"].astype(bool)
-                targets[game, turn] = search.last_search.improved_policy()
-                movers[game, turn] = out.to_move[game]
-            out = batch.step(actions)
-        if not out.done.all():
-            raise RuntimeError(f"a game did not end after {TOTAL_PLAYS} plays")
-        shares = out.winners / out.winners.sum(axis=1, keepdims=True)
+        player = training_game(game).expert_iteration_player()
+        return player(num_players, game_options, settings, seeds)
     finally:
         torch.set_num_threads(threads)
+
+
+def play_hungry_games(num_players: int, game_options: dict[str, Any], settings: GameSettings,
+                      seeds: np.ndarray) -> list[Positions]:
+    """Hungry's games (see :func:`play_games`), on the batched engine, every seat played by
+    ``search:N:SPEC``; the targets are the search's improved policies."""
+    guide = LearnedPolicy.from_weights(settings.metadata, settings.weights, name="network")
+    search = SearchHungryPolicy(settings.simulations, guide, settings.cutoff,
+                                settings.explore)
+    tied_second = game_options.get("tied_second", "next")
+    batch = BatchedHungry(num_players, len(seeds), **game_options)
+    out = batch.reset(seeds=seeds[:, 0])
+    rngs = [np.random.default_rng(int(seed)) for seed in seeds[:, 1]]
+    shape = (len(seeds), TOTAL_PLAYS)
+    observations = np.zeros((*shape, batch.observation_size), np.float32)
+    masks = np.zeros((*shape, NUM_ACTIONS), bool)
+    targets = np.zeros((*shape, NUM_ACTIONS), np.float32)
+    movers = np.zeros(shape, np.int64)
+    for turn in range(TOTAL_PLAYS):
+        actions = np.zeros(len(seeds), np.int64)
+        for game in range(len(seeds)):
+            observation = {"observation": out.observations[game].copy(),
+                           "action_mask": out.action_masks[game].copy()}
+            view = HungryView.from_observation(observation, tied_second)
+            actions[game] = search.act(observation, rngs[game], view)
+            observations[game, turn] = observation["observation"]
+            masks[game, turn] = observation["action_mask"].astype(bool)
+            targets[game, turn] = search.last_search.improved_policy()
+            movers[game, turn] = out.to_move[game]
+        out = batch.step(actions)
+    if not out.done.all():
+        raise RuntimeError(f"a game did not end after {TOTAL_PLAYS} plays")
+    shares = out.winners / out.winners.sum(axis=1, keepdims=True)
     return [Positions(observations[g], masks[g], targets[g],
                       shares[g, movers[g]].astype(np.float32)) for g in range(len(seeds))]
+
+
+def play_show_games(num_players: int, game_options: dict[str, Any], settings: GameSettings,
+                    seeds: np.ndarray) -> list[Positions]:
+    """HUNGER's shows (see :func:`play_games`), on the Parallel env, every living seat played
+    by ``smmcts:N:SPEC``; the targets are the searcher's visit counts over its picks, less
+    each pick's first try, normalised (``SMMCTSShowPolicy.visit_policy``). A seat that does
+    not search (eliminated, staying in the env) keeps no position."""
+    guide = LearnedPolicy.from_weights(settings.metadata, settings.weights, name="network")
+    search = SMMCTSShowPolicy(settings.simulations, guide=guide, explore=settings.explore)
+    games = []
+    for deal_seed, search_seed in seeds.tolist():
+        env = hunger_show_v0.parallel_env(num_players=num_players, **game_options)
+        observations, _ = env.reset(seed=deal_seed)
+        rng = np.random.default_rng(search_seed)
+        seats, vectors, masks, targets = [], [], [], []
+        while env.agents:
+            actions = {}
+            for agent in env.agents:
+                observation = observations[agent]
+                actions[agent] = search.act(observation, rng)
+                visits = search.visit_policy()
+                if visits is not None:
+                    mask = np.asarray(observation["action_mask"]).astype(bool)
+                    # The searcher's picks are its legal actions, in order (S6).
+                    target = np.zeros(mask.size, np.float32)
+                    target[mask] = visits
+                    seats.append(env.agent_seats[agent])
+                    vectors.append(np.array(observation["observation"], np.float32))
+                    masks.append(mask)
+                    targets.append(target)
+            observations, *_ = env.step(actions)
+        shares = np.zeros(num_players, np.float32)
+        shares[env.game.winners] = 1.0 / len(env.game.winners)
+        games.append(Positions(np.stack(vectors), np.stack(masks), np.stack(targets),
+                               shares[seats]))
+    return games
 
 
 def _start_ray(address: str | None):

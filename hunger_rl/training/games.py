@@ -34,23 +34,36 @@ class TrainingGame:
     # The batched env holds a league (``training.league``): frozen snapshots (``self``) among its
     # opponents, drawn by prioritised fictitious self-play (``opponents.pfsp_exponent``).
     league: bool = False
+    # "module:function" playing expert iteration's games (``backend: expert_iteration``): the
+    # game's search guided by the network in every seat, its positions and policy targets.
+    expert_iteration_games: str | None = None
 
     def single_agent_view(self, api: str) -> type:
         """The single-agent view class for an environment of native API ``api``."""
         if api not in self.single_agent_views:
             raise ValueError(f"no single-agent view for {api!r} environments of this game; "
                              f"views for: {sorted(self.single_agent_views)}")
-        module, _, name = self.single_agent_views[api].partition(":")
-        return getattr(importlib.import_module(module), name)
+        return _load(self.single_agent_views[api])
 
     def make_batched_vec_env(self, config: Any, encoder: Any) -> Any:
         """The batched training env (``env.batched``) of ``config``, observations encoded by
         ``encoder``."""
-        module, _, name = self.batched_vec_env.partition(":")
-        return getattr(importlib.import_module(module), name)(config, encoder)
+        return _load(self.batched_vec_env)(config, encoder)
+
+    def expert_iteration_player(self) -> Any:
+        """The function playing expert iteration's games of this game
+        (``training.expert_iteration.play_games``)."""
+        return _load(self.expert_iteration_games)
+
+
+def _load(target: str) -> Any:
+    """The object ``"module:name"`` names, its module imported on first use."""
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 _VIEWS = "hunger_rl.training.single_agent"
+_EXPERT_ITERATION = "hunger_rl.training.expert_iteration"
 
 TRAINING_GAMES: dict[str, TrainingGame] = {
     "hungry": TrainingGame(
@@ -60,6 +73,7 @@ TRAINING_GAMES: dict[str, TrainingGame] = {
         batched_vec_env="hunger_rl.training.batched_vec_env:batched_vec_env_from_config",
         endgame_head=True,
         margin_shaping=True,
+        expert_iteration_games=f"{_EXPERT_ITERATION}:play_hungry_games",
     ),
     "hunger_show": TrainingGame(
         single_agent_views={"parallel": f"{_VIEWS}:ShowSingleAgentEnv",
@@ -68,6 +82,7 @@ TRAINING_GAMES: dict[str, TrainingGame] = {
         batched_opponents=("random", "greedy", "crowd", "expert", "self"),
         batched_vec_env="hunger_rl.training.batched_show_vec_env:batched_vec_env_from_config",
         league=True,
+        expert_iteration_games=f"{_EXPERT_ITERATION}:play_show_games",
     ),
 }
 

@@ -179,3 +179,92 @@ def test_observations_it_cannot_search_are_refused_clearly():
     mask[3] = 0
     with pytest.raises(ValueError, match="a living player of a 3-player show may pick any"):
         policy.act({**observation, "action_mask": mask}, rng)
+
+
+class EqualLogits:
+    """A network that cannot tell the picks apart: equal logits over the whole action space."""
+
+    name = "equal"
+
+    def logits(self, observations):
+        return np.zeros((len(observations), 20))
+
+
+class Prefers:
+    """A network sure of one pick."""
+
+    def __init__(self, pick: int):
+        self.pick = pick
+        self.name = f"prefers{pick}"
+
+    def logits(self, observations):
+        logits = np.zeros((len(observations), 20))
+        logits[:, self.pick] = 10.0
+        return logits
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_a_guide_with_equal_logits_searches_as_plain_smmcts(players):
+    """The progressive bias is centred on the uniform prior: exactly 0 for equal logits, so the
+    picks and every visit count are plain ``smmcts:N``'s, seed by seed."""
+    env = hunger_show_v0.parallel_env(num_players=players)
+    observations = random_days(env, env.reset(seed=players)[0], np.random.default_rng(2), 1)
+    plain, guided = SMMCTSShowPolicy(20), SMMCTSShowPolicy(20, guide=EqualLogits())
+    for agent in env.agents:
+        for seed in range(4):
+            assert (plain.act(observations[agent], np.random.default_rng(seed))
+                    == guided.act(observations[agent], np.random.default_rng(seed)))
+            assert np.array_equal(plain.last_visits, guided.last_visits)
+
+
+def test_a_guide_that_prefers_a_pick_sends_the_search_there():
+    env = hunger_show_v0.parallel_env(num_players=4)
+    observation = env.reset(seed=3)[0]["player_0"]
+    plain, guided = SMMCTSShowPolicy(40), SMMCTSShowPolicy(40, guide=Prefers(7))
+    plain_visits = guided_visits = 0
+    for seed in range(6):
+        plain.act(observation, np.random.default_rng(seed))
+        plain_visits += plain.last_visits[7]
+        guided.act(observation, np.random.default_rng(seed))
+        guided_visits += guided.last_visits[7]
+    assert guided_visits > 2 * plain_visits
+
+
+def test_the_visit_policy_leaves_out_each_picks_first_try():
+    policy = SMMCTSShowPolicy(5)
+    assert policy.visit_policy() is None  # no search yet
+    policy.last_visits = np.array([4.0, 1.0, 2.0, 1.0])
+    assert policy.visit_policy().tolist() == [0.75, 0.0, 0.25, 0.0]
+    policy.last_visits = np.array([1.0, 0.0, 1.0, 1.0])  # fewer simulations than picks
+    assert np.allclose(policy.visit_policy(), [1 / 3, 0.0, 1 / 3, 1 / 3])
+    env = hunger_show_v0.parallel_env(num_players=3)
+    observation = env.reset(seed=0)[0]["player_0"]
+    policy.act(observation, np.random.default_rng(0))
+    assert policy.last_visits.sum() == 5 and policy.visit_policy().sum() == pytest.approx(1.0)
+
+
+def test_the_guided_spec_builds_the_search_around_the_shipped_network():
+    policy = make_policy("smmcts:6:pretrained:hunger_show_4p", "hunger_show", 4)
+    assert isinstance(policy, SMMCTSShowPolicy) and policy.simulations == 6
+    assert policy.name == "smmcts:6:pretrained:hunger_show_4p"
+    env = hunger_show_v0.parallel_env(num_players=4)
+    observations = env.reset(seed=1)[0]
+    for agent in env.agents:
+        action = policy.act(observations[agent], np.random.default_rng(0))
+        assert observations[agent]["action_mask"][action] == 1
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("smmcts:6:2:pretrained:hunger_show_4p", "smmcts takes no cut-off"),
+    ("smmcts::pretrained:hunger_show_4p", "the number of simulations N must come before"),
+    ("smmcts:6:expert", "'expert' is not a trained network"),
+    ("smmcts:6:pretrained:nobody", "the network 'pretrained:nobody'"),
+])
+def test_bad_guided_specs_are_refused(spec, message):
+    with pytest.raises(ValueError, match=message):
+        make_policy(spec, "hunger_show", 4)
+
+
+def test_explore_needs_a_guide():
+    with pytest.raises(ValueError, match="explore adds Gumbel noise to a guide's logits"):
+        SMMCTSShowPolicy(5, explore=True)

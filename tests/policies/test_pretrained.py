@@ -137,7 +137,7 @@ def test_policies_command_lists_every_spec(capsys):
     assert main(["policies", "--game", "hunger_show", "--players", "4"]) == 0
     lines = capsys.readouterr().out.splitlines()
     specs = [line.split()[0] for line in lines]
-    assert specs == ["random", "greedy", "expert", "crowd", "ismcts:N", "smmcts:N",
+    assert specs == ["random", "greedy", "expert", "crowd", "ismcts:N", "smmcts:N", "smmcts:N:SPEC",
                      "pretrained:hunger_show_4p", "PATH"]
     assert all(len(line.split(maxsplit=1)) == 2 for line in lines)
     assert [s for s, _ in describe_specs("hungry", 3)][-3:] == [

@@ -46,7 +46,7 @@ def tiny_settings(cutoff=None, explore=True):
 def test_games_record_every_move_with_its_target_and_the_movers_win_share():
     config, settings = tiny_settings(cutoff=2)
     seeds = game_seeds(config.seed, 0, 3)
-    games = play_games(2, {}, settings, seeds)
+    games = play_games("hungry", 2, {}, settings, seeds)
     assert len(games) == 3
     for game in games:
         assert len(game) == 48
@@ -58,7 +58,8 @@ def test_games_record_every_move_with_its_target_and_the_movers_win_share():
         assert (game.win_shares[1::2] == game.win_shares[1]).all()
         assert game.win_shares[0] + game.win_shares[1] == 1.0
     # Each game is played from its own seeds: chunks of games make the same games.
-    apart = play_games(2, {}, settings, seeds[:1]) + play_games(2, {}, settings, seeds[1:])
+    apart = (play_games("hungry", 2, {}, settings, seeds[:1])
+             + play_games("hungry", 2, {}, settings, seeds[1:]))
     for alone, together in zip(apart, games, strict=True):
         for name in ("observations", "masks", "targets", "win_shares"):
             assert np.array_equal(getattr(alone, name), getattr(together, name))
@@ -66,7 +67,7 @@ def test_games_record_every_move_with_its_target_and_the_movers_win_share():
 
 def test_fit_moves_the_policy_to_the_targets_and_the_value_to_the_shares():
     config, settings = tiny_settings()
-    positions = Positions.joined(play_games(2, {}, settings, game_seeds(1, 0, 2)))
+    positions = Positions.joined(play_games("hungry", 2, {}, settings, game_seeds(1, 0, 2)))
     encoder = make_encoder("hungry", 2)
     network = build_network(settings.metadata)
     network.load_state_dict({k: torch.as_tensor(v) for k, v in settings.weights.items()})
@@ -174,7 +175,6 @@ BASE = {"game": "hungry", "num_players": 2, "backend": "expert_iteration"}
 
 
 @pytest.mark.parametrize(("changes", "problem"), [
-    ({"game": "hunger_show", "num_players": 4}, "backend expert_iteration plays the Hungry"),
     ({"expert_iteration": {"simulations": 1}}, r"expert_iteration.simulations must be an "
                                                r"integer in \[2"),
     ({"expert_iteration": {"cutoff": -1}}, "expert_iteration.cutoff must be"),
