@@ -136,7 +136,7 @@ def bench_batched(args) -> None:
                 for batch_size in HUNGRY_BATCHES:
                     this_round[f"hunger_show {players}p B={batch_size}"] = show_rate(
                         batch_size, players, args.seconds)
-                this_round[f"hunger_show_v0 {players}p (Python)"] = show_reference_rate(
+                this_round[f"hunger_show_v0 {players}p (one show)"] = show_reference_rate(
                     players, args.seconds)
         else:
             for batch_size in HUNGRY_BATCHES:

@@ -28,7 +28,7 @@ def test_readme_bench_command_runs():
         [sys.executable, *command, "--rounds", "1", "--seconds", "0.05"], cwd=ROOT,
         capture_output=True, text=True, timeout=600, check=True)
     assert "hunger_show 4p B=4096" in result.stdout
-    assert "hunger_show_v0 6p (Python)" in result.stdout
+    assert "hunger_show_v0 6p (one show)" in result.stdout
 
 
 def test_readme_expert_comparison_command_runs():
