@@ -97,6 +97,29 @@ def test_head_scores_only_rows_with_an_empty_deck():
     np.testing.assert_array_equal(changed, observations[:, deck] == 0)
 
 
+def test_each_row_runs_only_the_head_it_takes_and_scores_as_both_would():
+    """The actor runs the endgame head on the rows past the last draw and the corrected prior
+    on the others; each row's latent is what computing both heads on every row and choosing
+    gives, and a batch of one phase only (no row for the other head) works."""
+    observations, _ = game_positions(2, 300, seed=3)
+    network, _, encoder = scorer_with_head()
+    extractor = network.mlp_extractor
+    with torch.no_grad():
+        for parameter in extractor.parameters():
+            parameter.add_(0.1 * torch.randn_like(parameter))
+        features = torch.as_tensor(encoder.batch(observations))
+        latent = extractor.mlp.forward_actor(features)
+        both = torch.where(extractor.endgame.deck_empty(features), extractor.endgame(features),
+                           extractor._corrected_priors(features, latent))
+        np.testing.assert_allclose(extractor.forward_actor(features),
+                                   torch.cat((latent, both), dim=1), rtol=0, atol=1e-5)
+        empty = extractor.endgame.deck_empty(features)[:, 0]
+        for rows in (empty, ~empty):
+            np.testing.assert_allclose(extractor.forward_actor(features[rows]),
+                                       extractor.forward_actor(features)[rows], rtol=0,
+                                       atol=1e-5)
+
+
 def test_encoded_positions_match_the_encoder_whatever_the_workers():
     observations, _ = game_positions(2, 200, seed=2)
     one = encode_positions(2, observations, None, workers=1, progress=False)

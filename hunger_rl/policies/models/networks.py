@@ -100,15 +100,23 @@ class ActionScorerExtractor(torch.nn.Module):
 
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
         latent = self.mlp.forward_actor(features)
+        if self.endgame is None:
+            return torch.cat((latent, self._corrected_priors(features, latent)), dim=1)
+        # Each row runs only the head whose scores it takes.
+        empty = self.endgame.deck_empty(features)[:, 0]
+        drawing = ~empty
+        scores = features.new_zeros(len(features), self.num_actions)
+        scores[drawing] = self._corrected_priors(features[drawing], latent[drawing])
+        scores[empty] = self.endgame(features[empty])
+        return torch.cat((latent, scores), dim=1)
+
+    def _corrected_priors(self, features: torch.Tensor, latent: torch.Tensor) -> torch.Tensor:
+        """(B, actions) each action's prior value plus the scorer's correction."""
         actions = features[:, self.start : self.stop].reshape(
             -1, self.num_actions, self.per_action)
         context = self.context(latent)[:, None, :].expand(-1, self.num_actions, -1)
         corrections = self.scorer(torch.cat((actions, context), dim=2))[:, :, 0]
-        scores = actions[:, :, 0] + corrections
-        if self.endgame is not None:
-            scores = torch.where(self.endgame.deck_empty(features), self.endgame(features),
-                                 scores)
-        return torch.cat((latent, scores), dim=1)
+        return actions[:, :, 0] + corrections
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
         return self.mlp.forward_critic(features)
