@@ -155,6 +155,11 @@ class PPOConfig:
         None, "sb3 backend: an update stops its passes over the rollout once the approximate KL "
         "between the policy before and after exceeds 1.5 x this; null: no limit", low=0,
         low_open=True, high=10)
+    critic_warmup_steps: int = setting(
+        0, "sb3 backend: the updates of the first this many steps train the value network "
+        "alone (every parameter that reaches the policy's logits stays as it is), so that the "
+        "policy's first steps follow advantages from a critic fitted to its start; 0: none",
+        low=0, high=10**10)
 
 
 @dataclass(frozen=True)
@@ -662,6 +667,12 @@ def _check_consistency(config: TrainConfig) -> None:
                              default_decisions=full_decisions and config.network.action_scorer)
     if config.ppo.target_kl is not None and config.backend != "sb3":
         raise ValueError("ppo.target_kl applies to the sb3 backend only")
+    if config.ppo.critic_warmup_steps:
+        if config.backend != "sb3":
+            raise ValueError("ppo.critic_warmup_steps applies to the sb3 backend only")
+        if config.ppo.critic_warmup_steps >= config.total_steps:
+            raise ValueError(f"ppo.critic_warmup_steps ({config.ppo.critic_warmup_steps}) "
+                             f"leaves the policy no step of total_steps ({config.total_steps})")
     if config.ppo.scorer_lr_scale != 1.0 and not config.network.action_scorer:
         raise ValueError("ppo.scorer_lr_scale applies to network.action_scorer: true only")
     if config.network.action_scorer and config.backend == "rllib":

@@ -165,6 +165,7 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
         config.network.endgame_head, critic_state_size(config), config.network.rule_prior)
     ppo = asdict(config.ppo)
     scorer_lr_scale = ppo.pop("scorer_lr_scale")
+    critic_warmup_steps = ppo.pop("critic_warmup_steps")
     if policy_class is ActionScorerPolicy:
         policy_kwargs["scorer_lr_scale"] = scorer_lr_scale
     return ScaledGroupsPPO(
@@ -172,18 +173,46 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
         policy_kwargs={"net_arch": list(config.network.hidden),
                        "activation_fn": ACTIVATION_FUNCTIONS[config.network.activation],
                        **policy_kwargs},
-        **ppo)
+        critic_warmup_steps=critic_warmup_steps, **ppo)
 
 
 class ScaledGroupsPPO(MaskablePPO):
     """MaskablePPO whose optimizer groups may scale the learning rate: SB3 sets every group to
     the schedule's rate before each update, then a group's ``lr_scale`` (if any) multiplies it
-    (``ppo.scorer_lr_scale``)."""
+    (``ppo.scorer_lr_scale``). Until ``critic_warmup_steps`` steps are done, an update trains
+    the value network alone (``ppo.critic_warmup_steps``)."""
+
+    def __init__(self, *args: Any, critic_warmup_steps: int = 0, **kwargs: Any):
+        self.critic_warmup_steps = critic_warmup_steps
+        super().__init__(*args, **kwargs)
 
     def _update_learning_rate(self, optimizers: Any) -> None:
         super()._update_learning_rate(optimizers)
         for group in self.policy.optimizer.param_groups:
             group["lr"] *= group.get("lr_scale", 1.0)
+
+    def train(self) -> None:
+        # Frozen parameters get no gradient, and Adam leaves a parameter without one as it is.
+        warming_up = self.num_timesteps <= self.critic_warmup_steps
+        for parameter in logit_parameters(self.policy):
+            parameter.requires_grad_(not warming_up)
+        super().train()
+
+
+def logit_parameters(network: Any) -> list[torch.nn.Parameter]:
+    """The parameters that the action logits depend on (whatever the value also reads), found
+    by differentiating the logits of one observation."""
+    observation = torch.zeros((1, *network.observation_space.shape))
+    parameters = list(network.parameters())
+    with torch.enable_grad():
+        was_required = [p.requires_grad for p in parameters]
+        for parameter in parameters:
+            parameter.requires_grad_(True)
+        logits = network.get_distribution(observation).distribution.logits
+        gradients = torch.autograd.grad(logits.sum(), parameters, allow_unused=True)
+        for parameter, required in zip(parameters, was_required, strict=True):
+            parameter.requires_grad_(required)
+    return [p for p, g in zip(parameters, gradients, strict=True) if g is not None]
 
 
 def start_from(network: Any, config: TrainConfig) -> None:

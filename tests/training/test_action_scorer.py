@@ -218,3 +218,41 @@ def test_scorer_lr_scale_needs_the_action_scorer():
         config_from_dict({"game": "hungry", "num_players": 2, "ppo": {"scorer_lr_scale": 0.5}})
     with pytest.raises(ValueError, match=r"ppo.scorer_lr_scale must be a number in \(0, 1\]"):
         config_from_dict({"game": "hungry", "num_players": 2, "ppo": {"scorer_lr_scale": 0}})
+
+
+@pytest.mark.parametrize("network", [{"hidden": [16], "action_scorer": True, "endgame_head": True},
+                                     {"hidden": [16]}])
+def test_critic_warmup_trains_the_value_alone_then_everything(network):
+    """ppo.critic_warmup_steps: the updates of the first 256 steps (two rollouts of 128) leave
+    every parameter behind the logits as it was, and the logits with it, while the value
+    network learns; the third update moves the policy too."""
+    config = config_from_dict({
+        **SCORER_RUN, "total_steps": 1024, "network": network,
+        "env": {"n_envs": 4, "batched": True},
+        "ppo": {"n_steps": 32, "batch_size": 128, "n_epochs": 2, "learning_rate": 1e-3,
+                "critic_warmup_steps": 256}})
+    model = make_model(config, make_vec_env(config))
+    value = {"value_net.weight", "value_net.bias"} | {
+        name for name, _ in model.policy.named_parameters() if ".value_net." in name}
+    before = {name: p.detach().clone() for name, p in model.policy.named_parameters()}
+    observations = torch.as_tensor(model.env.reset())
+    logits = model.policy.get_distribution(observations).distribution.logits.detach()
+
+    def moved() -> set[str]:
+        return {name for name, p in model.policy.named_parameters()
+                if not torch.equal(p.detach(), before[name])}
+
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps == 256 and moved() == value
+    assert torch.equal(model.policy.get_distribution(observations).distribution.logits, logits)
+    model.learn(total_timesteps=128, reset_num_timesteps=False)
+    assert moved() == set(before)
+
+
+def test_critic_warmup_is_refused_where_it_leaves_no_policy_step():
+    with pytest.raises(ValueError, match=r"ppo.critic_warmup_steps \(1000\) leaves the policy "
+                                         r"no step of total_steps \(1000\)"):
+        config_from_dict({"game": "hungry", "num_players": 2, "total_steps": 1000,
+                          "ppo": {"critic_warmup_steps": 1000}})
+    with pytest.raises(ValueError, match="ppo.critic_warmup_steps must be"):
+        config_from_dict({"game": "hungry", "num_players": 2, "ppo": {"critic_warmup_steps": -1}})
