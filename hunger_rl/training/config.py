@@ -329,7 +329,8 @@ class TrainConfig:
         ExpertIterationConfig, "read only by the expert_iteration backend, which "
         "ignores total_steps, checkpoint_every_steps (it checkpoints every iteration), env, "
         "ppo, opponents, endgame, rllib and evaluation.every_steps. Shipped configs: "
-        "expert_iteration_hungry_2p (Hungry, search:64 from pretrained:hungry_2p) and "
+        "expert_iteration_hungry_2p (Hungry, search:64 from pretrained:hungry_2p), "
+        "expert_iteration_hungry_2p_value (its value alone, from forecast players' games) and "
         "expert_iteration_hunger_show_4p (HUNGER, smmcts:64 from pretrained:hunger_show_4p, "
         "its network a prior on the searcher's own picks; docs/agents.md)")
 
