@@ -71,6 +71,10 @@ from hunger_rl.training.games import games_with, training_game
 SELF_PLAY = "self"
 VEC_ENV_KINDS = ("dummy", "subprocess")
 BACKENDS = ("sb3", "rllib", "expert_iteration")
+# What expert iteration fits (``ExpertIterationConfig.fit``).
+FITS = ("policy_and_value", "value")
+# Who plays expert iteration's games (``ExpertIterationConfig.players``).
+GAME_PLAYERS = ("search", "forecast")
 ACTIVATIONS = ("tanh", "relu")
 # The endgame fit holds out every this-many-th game's positions to choose its epoch.
 ENDGAME_VALIDATION_EVERY = 10
@@ -277,6 +281,16 @@ class ExpertIterationConfig:
     value_weight: float = setting(1.0, "weight of the value loss (squared error to the win "
                                   "share) beside the policy loss (cross-entropy to the "
                                   "search's improved policy)", low=0, high=1000)
+    players: str = setting(
+        "search", "who plays the iteration's games: search (every seat the search guided by "
+        "the network, above) or forecast (Hungry: compiled forecast players on the batched "
+        "engine, thousands of games a second; outcomes without policy targets, so fit: value; "
+        "simulations and explore are not read)", choices=GAME_PLAYERS)
+    fit: str = setting(
+        "policy_and_value", "policy_and_value: the network's policy and value; value: the value "
+        "alone, every weight the policy reads frozen, so that the search's prior stays as it "
+        "is (gives a start network's value head win shares for search:N:D:SPEC's cut-off)",
+        choices=FITS)
     evaluate_every: int = setting(1, "iterations between evaluations of the network alone "
                                   "(evaluation.games against evaluation.opponents)", low=1,
                                   high=10**6)
@@ -320,7 +334,8 @@ class TrainConfig:
         ExpertIterationConfig, "read only by the expert_iteration backend, which "
         "ignores total_steps, checkpoint_every_steps (it checkpoints every iteration), env, "
         "ppo, opponents, endgame, rllib and evaluation.every_steps. Shipped configs: "
-        "expert_iteration_hungry_2p (Hungry, search:64 from pretrained:hungry_2p) and "
+        "expert_iteration_hungry_2p (Hungry, search:64 from pretrained:hungry_2p), "
+        "expert_iteration_hungry_2p_value (its value alone, from forecast players' games) and "
         "expert_iteration_hunger_show_4p (HUNGER, smmcts:64 from pretrained:hunger_show_4p, "
         "its network a prior on the searcher's own picks; docs/agents.md)")
 
@@ -743,6 +758,15 @@ def _check_expert_iteration(config: TrainConfig) -> None:
     if config.expert_iteration.cutoff is not None and config.game != "hungry":
         raise ValueError(f"expert_iteration.cutoff applies to hungry only: the {config.game} "
                          f"search takes its network as a prior; set it to null")
+    settings = config.expert_iteration
+    if settings.players == "forecast":
+        if config.game != "hungry":
+            raise ValueError(f"expert_iteration.players: forecast applies to hungry only, not "
+                             f"{config.game!r}")
+        if settings.fit != "value" or settings.cutoff is not None:
+            raise ValueError("expert_iteration.players: forecast plays games without a search, "
+                             "so without policy targets or a cut-off: set fit: value and "
+                             "cutoff: null")
     game = game_spec(config.game)
     if game.full_decisions(config.game_options):
         option, value = game.full_decision_option

@@ -13,9 +13,14 @@ The trainer reads top to bottom in :func:`train_expert_iteration`. Each iteratio
    each pick's first try, normalised. Every move keeps the mover's observation, its legal
    plays and the target; when the game ends, each position gets its mover's win share (1,
    1/k in a k-way draw, 0). The game's function playing them is its
-   ``TrainingGame.expert_iteration_games``.
+   ``TrainingGame.expert_iteration_games``. With ``players: forecast`` (Hungry, ``fit: value``)
+   compiled forecast players play them instead (``training.positions.forecast_games``): the
+   win share a search's forecast playout would reach from a position, for its cut-off.
 2. Fit: the network's policy to the targets (cross-entropy), its value to the win shares
-   (squared error, weighted by ``value_weight``), ``epochs`` passes with Adam.
+   (squared error, weighted by ``value_weight``), ``epochs`` passes with Adam; with ``fit:
+   value`` the value alone, the policy frozen (a start network's value head fitted to win
+   shares for the cut-off, its prior unchanged). Before the fit, the value's squared error on
+   the iteration's new games (held out until then) is logged beside a constant guess's.
 3. The fitted network guides the next iteration's search; with ``cutoff`` (Hungry) its value
    also ends the playouts (from the second iteration on: before it, the value head is not
    fitted yet, unless ``start`` names a network whose value head is).
@@ -85,7 +90,7 @@ from hunger_rl.training.outputs import (
     write_learning_curve,
     write_table,
 )
-from hunger_rl.training.positions import minibatch_epoch
+from hunger_rl.training.positions import forecast_games, minibatch_epoch
 
 ITERATIONS_LOG = "iterations.jsonl"
 # Games per task handed to a worker: small enough to spread an iteration over the workers and
@@ -169,6 +174,7 @@ def train_expert_iteration(config: TrainConfig, resume: str | Path | None = None
                     settings.explore)
                 positions = play_iteration(config, game_settings, iteration, ray, progress)
                 played = time.perf_counter()
+                held_out = held_out_value_losses(network, encoder, positions)
                 losses = fit(network, optimizer, encoder, positions, settings,
                              _generator(config.seed, iteration), progress)
                 state.steps += len(positions)
@@ -178,7 +184,8 @@ def train_expert_iteration(config: TrainConfig, resume: str | Path | None = None
                     _evaluate(config, out, network, metadata, state)
                 _log_iteration(out, {
                     "iteration": state.updates, "steps": state.steps,
-                    "positions": len(positions), "cutoff": game_settings.cutoff, **losses,
+                    "positions": len(positions), "cutoff": game_settings.cutoff,
+                    **held_out, **losses,
                     "game_seconds": round(played - began, 1),
                     "fit_and_evaluation_seconds": round(time.perf_counter() - played, 1)})
                 save_checkpoint(checkpoint_folder(out, state.steps), network, optimizer,
@@ -237,6 +244,8 @@ def play_iteration(config: TrainConfig, settings: GameSettings, iteration: int, 
                    progress: bool) -> Positions:
     """The iteration's games, in chunks, on the workers or Ray; their positions in game
     order."""
+    if config.expert_iteration.players == "forecast":
+        return forecast_positions(config, iteration)
     seeds = game_seeds(config.seed, iteration, config.expert_iteration.games)
     chunks = [seeds[start : start + GAMES_PER_TASK]
               for start in range(0, len(seeds), GAMES_PER_TASK)]
@@ -258,6 +267,16 @@ def play_iteration(config: TrainConfig, settings: GameSettings, iteration: int, 
                 parts.append(ray.get(reference))
                 bar.update(len(parts[-1]))
     return Positions.joined([game for part in parts for game in part])
+
+
+def forecast_positions(config: TrainConfig, iteration: int) -> Positions:
+    """The iteration's games played by compiled forecast players (``players: forecast``),
+    dealt from a seed made from (seed, iteration); no policy targets (all 0)."""
+    seed = int(np.random.SeedSequence([config.seed, iteration]).generate_state(1)[0]) \
+        & 0x7FFF_FFFF
+    observations, masks, shares = forecast_games(
+        config.num_players, config.expert_iteration.games, seed, config.game_options)
+    return Positions(observations, masks, np.zeros(masks.shape, np.float32), shares)
 
 
 def _play_task(task) -> list[Positions]:
@@ -373,22 +392,28 @@ def fit(network: Any, optimizer: torch.optim.Optimizer, encoder: Any, positions:
         settings: Any, generator: torch.Generator, progress: bool) -> dict[str, float]:
     """``settings.epochs`` passes of Adam over the positions: cross-entropy of the policy to
     the search's improved policies plus ``value_weight`` times the value's squared error to the
-    win shares. Returns the last epoch's mean losses."""
+    win shares; with ``settings.fit == "value"`` the value's error alone, which moves only the
+    value's own branch (the networks' critics share no weight with their actors), so the
+    policy stays as it was. Returns the last epoch's mean losses."""
     inputs = torch.as_tensor(encoder.batch(positions.observations))
     masks = torch.as_tensor(positions.masks)
     targets = torch.as_tensor(positions.targets)
     shares = torch.as_tensor(positions.win_shares)
+    value_only = settings.fit == "value"
     last = {}
 
     def loss_of(rows: np.ndarray) -> torch.Tensor:
         features = network.extract_features(inputs[rows])
-        actor, critic = network.mlp_extractor(features)
+        critic = network.mlp_extractor.forward_critic(features)
+        value_loss = ((network.value_net(critic)[:, 0] - shares[rows]) ** 2).mean()
+        last["value_loss"] = last.get("value_loss", 0.0) + value_loss.item() * rows.size
+        if value_only:
+            return settings.value_weight * value_loss
+        actor = network.mlp_extractor.forward_actor(features)
         logits = network.action_net(actor).masked_fill(~masks[rows], MASKED_LOGIT)
         log_policy = torch.log_softmax(logits, dim=1).masked_fill(~masks[rows], 0.0)
         policy_loss = -(targets[rows] * log_policy).sum(dim=1).mean()
-        value_loss = ((network.value_net(critic)[:, 0] - shares[rows]) ** 2).mean()
         last["policy_loss"] = last.get("policy_loss", 0.0) + policy_loss.item() * rows.size
-        last["value_loss"] = last.get("value_loss", 0.0) + value_loss.item() * rows.size
         return policy_loss + settings.value_weight * value_loss
 
     network.train()
@@ -398,7 +423,19 @@ def fit(network: Any, optimizer: torch.optim.Optimizer, encoder: Any, positions:
         last.clear()
         minibatch_epoch(rows, settings.batch_size, generator, loss_of, optimizer)
     network.eval()
-    return {name: round(total / rows.size, 5) for name, total in last.items()}
+    return {name: round(last[name] / rows.size, 5) for name in sorted(last)}
+
+
+def held_out_value_losses(network: Any, encoder: Any, positions: Positions) -> dict[str, float]:
+    """The value's squared error to the win shares of positions it was not fitted to (an
+    iteration's new games, before the fit), and that of the best constant guess in hindsight,
+    their mean win share."""
+    inputs = torch.as_tensor(encoder.batch(positions.observations))
+    with torch.no_grad():
+        values = network.predict_values(inputs)[:, 0].numpy()
+    shares = positions.win_shares
+    return {"held_out_value_loss": round(float(np.mean((values - shares) ** 2)), 5),
+            "constant_value_loss": round(float(np.var(shares)), 5)}
 
 
 def _generator(seed: int, iteration: int) -> torch.Generator:

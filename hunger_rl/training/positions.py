@@ -1,4 +1,5 @@
-"""Positions for the fits made before PPO (the endgame head's, ``training.endgame``).
+"""Positions for the fits made before PPO (the endgame head's, ``training.endgame``) and for
+expert iteration's value fit from forecast players' games.
 
 Positions come from whole games between compiled forecast players on the batched engine (each
 mover's observation at every turn); they are encoded in worker processes, chunk by chunk, so
@@ -30,16 +31,31 @@ def game_positions(num_players: int, positions: int, seed: int,
                    game_options: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``positions`` (observation vector, action mask) pairs of the players to move, from whole
     games of forecast players (every turn of every game, games in parallel)."""
-    games = -(-positions // TOTAL_PLAYS)
+    observations, masks, _ = forecast_games(num_players, -(-positions // TOTAL_PLAYS), seed,
+                                            game_options)
+    return observations[:positions], masks[:positions]
+
+
+def forecast_games(num_players: int, games: int, seed: int, game_options: dict | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every position of ``games`` whole games of forecast players, turn by turn (row
+    ``t * games + g`` is game g's turn t): the mover's observation vector, its action mask and
+    its final win share (H9: 1, 1/k in a k-way draw, 0)."""
     batch = BatchedHungry(num_players, games, **(game_options or {}))
     out = batch.reset(seed=seed)
     players = BatchedPolicy("forecast", games, seed=seed + PLAYER_SEED_OFFSET)
-    observations, masks = [], []
+    observations, masks, movers = [], [], []
     for _ in range(TOTAL_PLAYS):
         observations.append(out.observations.copy())
         masks.append(out.action_masks.astype(bool))
+        movers.append(out.to_move.copy())
         out = batch.step(players.act(batch))
-    return (np.concatenate(observations)[:positions], np.concatenate(masks)[:positions])
+    if not out.done.all():
+        raise RuntimeError(f"a game did not end after {TOTAL_PLAYS} plays")
+    shares = out.winners / out.winners.sum(axis=1, keepdims=True)
+    win_shares = np.concatenate([shares[np.arange(games), turn] for turn in movers])
+    return (np.concatenate(observations), np.concatenate(masks),
+            win_shares.astype(np.float32))
 
 
 def encode_positions(num_players: int, observations: np.ndarray, game_options: dict | None,
