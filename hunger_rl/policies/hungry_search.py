@@ -341,7 +341,7 @@ def _play_out(games, actions, streams, num_players, void_tied_second, cutoff, op
         while games[b, NUM_PLAYS] < TOTAL_PLAYS:
             if made >= cutoff and games[b, CURRENT] == 0:
                 break
-            if games[b, CURRENT] == 0 or opponent_code == _FORECAST_CODE:
+            if opponent_code == _FORECAST_CODE or games[b, CURRENT] == 0:
                 action = forecast_action(games, b, num_players, streams, scratch)
             else:
                 action = policy_action(games, b, opponent_code, num_players, void_tied_second,
