@@ -8,8 +8,8 @@ plays of a position share their deals and playout random streams, so their diffe
 measured far more precisely than the values themselves). With the ``opponent`` "expert" (the
 opponent the network is measured against) the positions come from games of one forecast player
 against compiled experts, and in the playouts the other seats play the compiled expert while the
-mover's seat keeps the forecast. Labelling runs in worker processes,
-every chunk with its own random stream, so the labels do not depend on the number of workers.
+mover's seat keeps the forecast. Labelling runs in worker processes, every chunk with its own
+random stream, so the labels do not depend on the number of workers.
 
 The head alone is fitted (the rest of the network is frozen): the policy's logits for the legal
 plays, centred per position and times a learned scale, regress on the play values centred the

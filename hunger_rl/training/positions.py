@@ -2,8 +2,8 @@
 
 Positions come from whole games of compiled forecast players on the batched engine (each
 mover's observation at every turn), or of one forecast player against compiled experts; they
-are encoded in worker processes, chunk by chunk, so
-the inputs do not depend on the number of workers.
+are encoded in worker processes, chunk by chunk, so the inputs do not depend on the number of
+workers.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from hunger_rl.policies.models.encoders import make_encoder
 # Positions per encoding task: large enough to amortise the hand-off, small enough to keep the
 # progress bar moving.
 ENCODE_CHUNK = 20_000
-# Offsets the forecast players' seed from the deal's, so that the two streams differ.
+# Offset the forecast players' and the expert opponents' seeds from the deal's, so that the
+# three streams differ.
 PLAYER_SEED_OFFSET = 1
 OPPONENT_SEED_OFFSET = 2
 
