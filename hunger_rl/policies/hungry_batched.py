@@ -48,7 +48,7 @@ from hunger_rl.engines.hungry.engine import (
 from hunger_rl.engines.hungry.observation import observation_layout
 
 POLICY_KINDS = ("random", "greedy", "forecast", "expert")
-_POLICY_CODES = {"random": 0, "greedy": 1, "forecast": 2, "expert": 3}
+POLICY_CODES = {"random": 0, "greedy": 1, "forecast": 2, "expert": 3}
 
 
 @jit
@@ -581,7 +581,7 @@ class BatchedPolicy:
         if kind not in POLICY_KINDS:
             raise ValueError(f"batched policy must be one of {POLICY_KINDS}, got {kind!r}")
         self.kind = kind
-        self.code = _POLICY_CODES[kind]
+        self.code = POLICY_CODES[kind]
         self.rng_state = np.random.SeedSequence(seed).generate_state(batch_size, np.uint64)
         self._actions = np.zeros(batch_size, np.int64)
 

@@ -85,7 +85,12 @@ from hunger_rl.engines.hungry.engine import (
 from hunger_rl.engines.hungry.view import HungryView
 from hunger_rl.policies.base import Observation, Policy, legal_actions
 from hunger_rl.policies.hungry import ExpertHungryPolicy, Outlook, view_of
-from hunger_rl.policies.hungry_batched import forecast_action, forecast_scratch
+from hunger_rl.policies.hungry_batched import (
+    POLICY_CODES,
+    forecast_action,
+    forecast_scratch,
+    policy_action,
+)
 
 
 class SearchGuide(Protocol):
@@ -227,16 +232,26 @@ def _scores(ranks: np.ndarray, totals: np.ndarray, counts: np.ndarray,
     return ranks + sigma_scale(most_playouts) * (totals / counts)
 
 
+# Who plays the other seats in a playout: the forecast (the search's) or the compiled expert,
+# its exact twin (the endgame head's labels against the expert, ``training.endgame``).
+PLAYOUT_OPPONENTS = ("forecast", "expert")
+_FORECAST_CODE = POLICY_CODES["forecast"]
+
+
 def playout_win_shares(
     view: HungryView, candidates: np.ndarray, deals: int, rng: np.random.Generator,
-    guide: SearchGuide | None = None, cutoff: int | None = None,
+    guide: SearchGuide | None = None, cutoff: int | None = None, opponent: str = "forecast",
 ) -> np.ndarray:
     """``shares[d, c]``: the observer's win share after candidate c in sampled deal d; with a
     ``cutoff``, the ``guide``'s estimate of it once ``cutoff`` plays followed the candidate and
-    the observer is to move (the real share where the game ended first).
+    the observer is to move (the real share where the game ended first). The observer's seat
+    plays the forecast after the candidate, the other seats the ``opponent``
+    (``PLAYOUT_OPPONENTS``).
 
     Every candidate sees the same deals and the same playout random streams.
     """
+    if opponent not in PLAYOUT_OPPONENTS:
+        raise ValueError(f"playout opponent must be one of {PLAYOUT_OPPONENTS}, got {opponent!r}")
     rows = load_deals(view, deals, rng)
     games = np.repeat(rows, candidates.size, axis=0)
     actions = np.tile(candidates.astype(np.int64), deals)
@@ -245,7 +260,7 @@ def playout_win_shares(
     void_tied_second = view.tied_second == "void"
     stop_after = NO_CUTOFF if cutoff is None else cutoff
     _play_out(games, actions, streams.astype(np.uint64), view.num_players, void_tied_second,
-              stop_after, shares)
+              stop_after, POLICY_CODES[opponent], shares)
     if cutoff is not None:
         stopped = np.flatnonzero(games[:, NUM_PLAYS] < TOTAL_PLAYS)
         if stopped.size:
@@ -313,10 +328,12 @@ NO_CUTOFF = TOTAL_PLAYS + 1
 
 
 @jit_allocating
-def _play_out(games, actions, streams, num_players, void_tied_second, cutoff, shares):
-    """Row b plays ``actions[b]``, then every seat plays the forecast policy to the end, or
-    until ``cutoff`` plays followed and seat 0 is to move; seat 0's win share in the rows that
-    ended (the others are left for the guide's value)."""
+def _play_out(games, actions, streams, num_players, void_tied_second, cutoff, opponent_code,
+              shares):
+    """Row b plays ``actions[b]``, then seat 0 plays the forecast policy and the other seats
+    the policy ``opponent_code`` (``hungry_batched.policy_action``'s) to the end, or until
+    ``cutoff`` plays followed and seat 0 is to move; seat 0's win share in the rows that ended
+    (the others are left for the guide's value)."""
     scratch = forecast_scratch()
     for b in range(games.shape[0]):
         play(games, b, actions[b], num_players, void_tied_second)
@@ -324,7 +341,11 @@ def _play_out(games, actions, streams, num_players, void_tied_second, cutoff, sh
         while games[b, NUM_PLAYS] < TOTAL_PLAYS:
             if made >= cutoff and games[b, CURRENT] == 0:
                 break
-            action = forecast_action(games, b, num_players, streams, scratch)
+            if opponent_code == _FORECAST_CODE or games[b, CURRENT] == 0:
+                action = forecast_action(games, b, num_players, streams, scratch)
+            else:
+                action = policy_action(games, b, opponent_code, num_players, void_tied_second,
+                                       streams, scratch)
             play(games, b, action, num_players, void_tied_second)
             made += 1
         if games[b, NUM_PLAYS] == TOTAL_PLAYS:

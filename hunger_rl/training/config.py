@@ -66,6 +66,7 @@ import yaml
 from hunger_rl.engines.hungry.engine import HAND_SIZE
 from hunger_rl.engines.validation import LEGACY_NUMPY_SEED_LIMIT
 from hunger_rl.envs import GAMES
+from hunger_rl.policies.hungry_search import PLAYOUT_OPPONENTS
 from hunger_rl.training.games import games_with, training_game
 
 SELF_PLAY = "self"
@@ -238,6 +239,11 @@ class EndgameConfig:
     batch_size: int = setting(256, "minibatch size", low=1, high=10**7)
     learning_rate: float = setting(1e-3, "Adam's step size", low=0, low_open=True, high=1)
     workers: int = setting(2, "playout processes", low=1, high=MAX_WORKERS)
+    playout_opponent: str = setting(
+        "forecast", "who plays the other seats: forecast (positions from forecast players' "
+        "games, every seat playing the forecast in the playouts) or expert (positions from a "
+        "forecast player's games against experts, the other seats playing the compiled expert "
+        "in the playouts, the mover's the forecast)", choices=PLAYOUT_OPPONENTS)
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,11 @@ batched engine), ``HAND_SIZE`` turns per seat and game. Labels: for each legal p
 win share (H9) over ``deals`` sampled completions of the mover's view, the play made and then
 every seat playing the forecast to the end (``policies.hungry_search.playout_win_shares``: all
 plays of a position share their deals and playout random streams, so their differences are
-measured far more precisely than the values themselves). Labelling runs in worker processes,
-every chunk with its own random stream, so the labels do not depend on the number of workers.
+measured far more precisely than the values themselves). With the ``opponent`` "expert" (the
+opponent the network is measured against) the positions come from games of one forecast player
+against compiled experts, and in the playouts the other seats play the compiled expert while the
+mover's seat keeps the forecast. Labelling runs in worker processes, every chunk with its own
+random stream, so the labels do not depend on the number of workers.
 
 The head alone is fitted (the rest of the network is frozen): the policy's logits for the legal
 plays, centred per position and times a learned scale, regress on the play values centred the
@@ -59,11 +62,14 @@ class EndgameResult:
 
 
 def endgame_positions(num_players: int, positions: int, seed: int,
-                      game_options: dict | None = None) -> EndgamePositions:
-    """The first ``positions`` positions after the last draw of forecast players' games."""
+                      game_options: dict | None = None,
+                      opponent: str = "forecast") -> EndgamePositions:
+    """The first ``positions`` positions after the last draw of forecast players' games (with
+    ``opponent: "expert"``, of one forecast player's games against experts; every seat's)."""
     per_game = HAND_SIZE * num_players  # the deck runs out with every hand full
     games = -(-positions // per_game)
-    observations, masks = game_positions(num_players, games * TOTAL_PLAYS, seed, game_options)
+    observations, masks = game_positions(num_players, games * TOTAL_PLAYS, seed, game_options,
+                                         opponent)
     deck = observation_layout(num_players)["deck_size"].start
     endgame = np.flatnonzero(observations[:, deck] == 0)
     if endgame.size != games * per_game:
@@ -76,12 +82,12 @@ def endgame_positions(num_players: int, positions: int, seed: int,
 
 def play_values(num_players: int, positions: EndgamePositions, deals: int, seed: int,
                 game_options: dict | None = None, workers: int = 1,
-                progress: bool = True) -> np.ndarray:
-    """(P, 50) mean win share of every legal play over ``deals`` sampled deals; NaN where
-    illegal."""
+                progress: bool = True, opponent: str = "forecast") -> np.ndarray:
+    """(P, 50) mean win share of every legal play over ``deals`` sampled deals, the other seats
+    playing the ``opponent`` in the playouts; NaN where illegal."""
     tied_second = (game_options or {}).get("tied_second", "next")
     tasks = [(positions.observations[start : start + CHUNK_SIZE],
-              positions.masks[start : start + CHUNK_SIZE], deals, tied_second, seed,
+              positions.masks[start : start + CHUNK_SIZE], deals, tied_second, opponent, seed,
               start // CHUNK_SIZE)
              for start in range(0, len(positions.masks), CHUNK_SIZE)]
     bar = tqdm(total=len(positions.masks), desc=f"play out endgame positions ({deals} deals)",
@@ -91,14 +97,15 @@ def play_values(num_players: int, positions: EndgamePositions, deals: int, seed:
 
 
 def _values_chunk(task) -> np.ndarray:
-    observations, masks, deals, tied_second, seed, chunk = task
+    observations, masks, deals, tied_second, opponent, seed, chunk = task
     rng = np.random.default_rng([seed, chunk])
     values = np.full(masks.shape, np.nan)
     for row, (observation, mask) in enumerate(zip(observations, masks, strict=True)):
         view = HungryView.from_observation(
             {"observation": observation, "action_mask": mask.astype(np.int8)}, tied_second)
         plays = np.flatnonzero(mask)
-        values[row, plays] = playout_win_shares(view, plays, deals, rng).mean(axis=0)
+        values[row, plays] = playout_win_shares(view, plays, deals, rng,
+                                                   opponent=opponent).mean(axis=0)
     return values
 
 

@@ -236,15 +236,18 @@ def fit_endgame_start(config: TrainConfig, policy: Any, out: Path, progress: boo
     (``training.endgame``); report to ``out/endgame.json``."""
     settings = config.endgame
     positions = endgame_positions(config.num_players, settings.positions, config.seed,
-                                  config.game_options)
+                                  config.game_options, settings.playout_opponent)
     values = play_values(config.num_players, positions, settings.deals, config.seed,
-                         config.game_options, settings.workers, progress)
+                         config.game_options, settings.workers, progress,
+                         settings.playout_opponent)
     inputs = encode_positions(config.num_players, positions.observations, config.game_options,
                               settings.workers, progress)
     result = fit_endgame_head(policy, inputs, positions, values, settings.epochs,
                               settings.batch_size, settings.learning_rate, config.seed,
                               progress)
-    (out / "endgame.json").write_text(json.dumps({"deals": settings.deals, **asdict(result)},
+    (out / "endgame.json").write_text(json.dumps({"deals": settings.deals,
+                                                 "playout_opponent": settings.playout_opponent,
+                                                 **asdict(result)},
                                                  indent=1))
     print(f"endgame head: fitted on {result.positions} positions, epoch "
           f"{result.best_epoch + 1} of {settings.epochs} kept; on held-out positions its plays "

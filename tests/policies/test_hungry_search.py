@@ -3,14 +3,29 @@
 import numpy as np
 import pytest
 
-from hunger_rl.engines.hungry.batched import FIRST, HANDS, ORDER, SECOND, TOTALS
+from hunger_rl.engines.hungry.batched import (
+    CURRENT,
+    FIRST,
+    HANDS,
+    NUM_PLAYS,
+    ORDER,
+    SECOND,
+    TOTALS,
+    observation_size,
+    play,
+    write_observation,
+)
 from hunger_rl.engines.hungry.engine import DECK_SIZE, NUM_CARD_TYPES, NUM_RESORTS, TOTAL_PLAYS
-from hunger_rl.engines.hungry.view import public_view
+from hunger_rl.engines.hungry.view import HungryView, public_view
 from hunger_rl.envs import hungry_v0
 from hunger_rl.policies import hungry_search
 from hunger_rl.policies.hungry import ExpertHungryPolicy, Outlook
-from hunger_rl.policies.hungry_batched import forecast_action, forecast_scratch
-from hunger_rl.policies.hungry_search import SearchHungryPolicy, load_deals
+from hunger_rl.policies.hungry_batched import (
+    forecast_action,
+    forecast_scratch,
+    forecast_values_of_observations,
+)
+from hunger_rl.policies.hungry_search import SearchHungryPolicy, load_deals, playout_win_shares
 
 # Least share of the expert's best plays that the forecast playout policy must repeat over three
 # expert games (measured 0.80, 0.73 and 0.68 at 2, 3 and 4 players; greedy repeats 0.17 to 0.25).
@@ -139,3 +154,70 @@ def test_forecast_playouts_play_legally_and_mostly_as_the_expert(num_players):
             agree += action in expert_best(observation, view)
             turns += 1
     assert agree / turns > AGREEMENT
+
+
+def only_best(actions, values):
+    """The single play of best value, or None when several tie (each side breaks ties with its
+    own random stream, so a tied playout is not comparable)."""
+    best = actions[values >= values.max() - 1e-9]
+    return int(best[0]) if best.size == 1 else None
+
+
+def python_playout(row, candidate, num_players):
+    """Seat 0's win share after ``candidate`` in the deal ``row`` (one batched-engine row), seat
+    0 then playing the forecast and the other seats the Python ``ExpertHungryPolicy``; None if a
+    choice on the way was tied."""
+    row = row[None].copy()
+    observation = np.zeros((1, observation_size(num_players)), np.float32)
+    play(row, 0, candidate, num_players, False)
+    while row[0, NUM_PLAYS] < TOTAL_PLAYS:
+        mover = int(row[0, CURRENT])
+        write_observation(row, 0, mover, num_players, observation, 0)
+        hand = observation[0, :NUM_CARD_TYPES]
+        actions = np.flatnonzero(np.repeat(hand > 0, 2))
+        if mover == 0:
+            values = forecast_values_of_observations(observation, num_players)[0, actions]
+        else:
+            expert = ExpertHungryPolicy()
+            values = Outlook(HungryView.from_observation(observation[0]),
+                             expert.OWN_DESTINATION_CHANCE,
+                             expert.OPPONENT_DESTINATION_CHANCE).values_after(
+                                 actions, expert.TIE_BREAK_WEIGHT)
+        action = only_best(actions, values)
+        if action is None:
+            return None
+        play(row, 0, action, num_players, False)
+    return hungry_search._observer_win_share(row, 0, num_players)
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_expert_playouts_equal_python_playouts_of_the_expert(num_players):
+    """Playouts with ``opponent="expert"`` on the deals they load: the same win shares as
+    playing each deal out in Python, the observer's seat by the forecast and the others by
+    ``ExpertHungryPolicy``, wherever no choice on the way was tied; and in some of them not the
+    forecast playouts' shares, so the opponent makes a difference."""
+    compared = differ = 0
+    for turn, (observation, view) in enumerate(views_along_a_game(num_players, seed=11)):
+        if view.num_plays < TOTAL_PLAYS - 12 or turn % 2:
+            continue
+        candidates = np.flatnonzero(observation["action_mask"])
+        deals = 3
+        expert = playout_win_shares(view, candidates, deals, np.random.default_rng(turn),
+                                    opponent="expert")
+        forecast = playout_win_shares(view, candidates, deals, np.random.default_rng(turn))
+        rows = load_deals(view, deals, np.random.default_rng(turn))
+        for d in range(deals):
+            for c, candidate in enumerate(candidates):
+                reference = python_playout(rows[d], candidate, num_players)
+                if reference is None:
+                    continue
+                assert expert[d, c] == reference, (turn, d, candidate)
+                compared += 1
+                differ += forecast[d, c] != reference
+    assert compared > 30 and differ > 0
+
+
+def test_playouts_reject_an_unknown_opponent():
+    _, view = next(views_along_a_game(2, seed=0))
+    with pytest.raises(ValueError, match="playout opponent must be one of"):
+        playout_win_shares(view, np.array([0]), 1, np.random.default_rng(0), opponent="greedy")

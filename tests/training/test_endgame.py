@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 import torch
 
-from hunger_rl.engines.hungry.engine import HAND_SIZE, NUM_ACTIONS, action_resort
+from hunger_rl.engines.hungry.engine import HAND_SIZE, NUM_ACTIONS, TOTAL_PLAYS, action_resort
 from hunger_rl.engines.hungry.observation import observation_layout
 from hunger_rl.engines.hungry.view import HungryView
 from hunger_rl.policies.hungry import RESORT_CARDS
+from hunger_rl.policies.hungry_batched import forecast_values_of_observations
 from hunger_rl.policies.learned import (
     PolicyMetadata,
     build_network,
@@ -51,6 +52,34 @@ def test_endgame_positions_are_every_turn_after_the_last_draw(players):
     # card; a player can play each of its cards to its home or its hotel.
     assert hands[0].sum() == HAND_SIZE and hands[HAND_SIZE * players - 1].sum() == 1
     np.testing.assert_array_equal(positions.masks, np.repeat(hands > 0, 2, axis=1))
+
+
+def test_positions_against_the_expert_are_one_forecast_player_against_experts():
+    # Game g's forecast player sits in seat g mod 2: replaying each mover's view through the
+    # forecast (its seat) or the expert (the other seat) gives the play it made, wherever its
+    # values had a single best play.
+    observations, masks = game_positions(2, 4 * TOTAL_PLAYS, seed=3, opponent="expert")
+    games, layout = 4, observation_layout(2)
+    assert masks.shape == (TOTAL_PLAYS * games, NUM_ACTIONS)
+    placed = observations[:, layout["placed"]].reshape(TOTAL_PLAYS, games, 2, NUM_ACTIONS)
+    forecast = forecast_values_of_observations(observations, 2)
+    expert = forecast_values_of_observations(observations, 2, exact=True)
+    checked = 0
+    for turn in range(TOTAL_PLAYS - 1):
+        for game in range(games):
+            row = turn * games + game
+            # The mover's play: its placed tourists (its own block, the first) gain it by the
+            # next turn, where the next mover sees them as the seat before it (the second).
+            made = np.flatnonzero(placed[turn + 1, game, 1] - placed[turn, game, 0])
+            # Seat 0 moves first (the default first_player), so seat turn mod 2 moves.
+            values = forecast[row] if turn % 2 == game % 2 else expert[row]
+            best = np.flatnonzero(values >= values.max() - 1e-9)
+            if best.size == 1:
+                np.testing.assert_array_equal(made, best, err_msg=f"turn {turn}, game {game}")
+                checked += 1
+    assert checked > 100
+    with pytest.raises(ValueError, match="opponent must be one of"):
+        game_positions(2, 100, seed=3, opponent="greedy")
 
 
 def test_head_inputs_agree_with_the_view():
@@ -222,4 +251,6 @@ def test_endgame_config_rules(tiny_scorer_config):
         config_from_dict({**with_head, "endgame": {"positions": 159}})
     with pytest.raises(ValueError, match="endgame.deals must be"):
         config_from_dict({**with_head, "endgame": {**ENDGAME, "deals": 0}})
+    with pytest.raises(ValueError, match="endgame.playout_opponent must be one of"):
+        config_from_dict({**with_head, "endgame": {**ENDGAME, "playout_opponent": "greedy"}})
     assert config_from_dict(with_head).endgame.positions == 0
