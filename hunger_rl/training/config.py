@@ -70,6 +70,7 @@ from hunger_rl.training.games import games_with, training_game
 
 SELF_PLAY = "self"
 VEC_ENV_KINDS = ("dummy", "subprocess")
+LEARNING_RATE_SCHEDULES = ("constant", "linear")
 BACKENDS = ("sb3", "rllib", "expert_iteration")
 ACTIVATIONS = ("tanh", "relu")
 # The endgame fit holds out every this-many-th game's positions to choose its epoch.
@@ -134,6 +135,11 @@ class EnvConfig:
 @dataclass(frozen=True)
 class PPOConfig:
     learning_rate: float = setting(3e-4, "Adam's step size", low=0, low_open=True, high=1)
+    learning_rate_schedule: str = setting(
+        "constant", "sb3 backend: constant, learning_rate throughout; linear, from "
+        "learning_rate at step 0 down to 0 at total_steps, by the learner's steps (a resumed "
+        "run continues the same line; a changed total_steps changes its slope from there)",
+        choices=LEARNING_RATE_SCHEDULES)
     n_steps: int = setting(256, "steps per env between updates", low=1, high=10**6)
     batch_size: int = setting(512, "minibatch size; must divide n_steps x env.n_envs",
                               low=1, high=10**7)
@@ -662,6 +668,8 @@ def _check_consistency(config: TrainConfig) -> None:
                              default_decisions=full_decisions and config.network.action_scorer)
     if config.ppo.target_kl is not None and config.backend != "sb3":
         raise ValueError("ppo.target_kl applies to the sb3 backend only")
+    if config.ppo.learning_rate_schedule != "constant" and config.backend != "sb3":
+        raise ValueError("ppo.learning_rate_schedule applies to the sb3 backend only")
     if config.ppo.scorer_lr_scale != 1.0 and not config.network.action_scorer:
         raise ValueError("ppo.scorer_lr_scale applies to network.action_scorer: true only")
     if config.network.action_scorer and config.backend == "rllib":
