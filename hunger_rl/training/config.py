@@ -601,8 +601,10 @@ def config_reference() -> str:
              "and bounds its steps (`ppo.scorer_lr_scale: 0.025`, `ppo.target_kl: 0.01`, "
              "rollouts of 8,192 decisions, `ppo.gamma` and `ppo.gae_lambda` 1, no entropy bonus, "
              "no shaping) against the compiled `expert`; `exploit_hungry`, the recipe of "
-             "`hunger-rl exploit`, has the same settings; what they reach: docs/experiments.md, "
-             "\"PPO against a fixed opponent\".", ""]
+             "`hunger-rl exploit`, has the same settings; `hungry_2p_mlp_vs_expert` trains a "
+             "plain MLP from scratch against the same `expert` with a large step, bounded "
+             "(`ppo.target_kl: 0.03`, `ppo.learning_rate_schedule: linear`); what they reach: "
+             "docs/experiments.md, \"PPO against a fixed opponent\".", ""]
     lines += _reference_table(TrainConfig, "")
     return "\n".join(lines) + "\n"
 
