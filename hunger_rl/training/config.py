@@ -71,6 +71,7 @@ from hunger_rl.training.games import games_with, training_game
 
 SELF_PLAY = "self"
 VEC_ENV_KINDS = ("dummy", "subprocess")
+LEARNING_RATE_SCHEDULES = ("constant", "linear")
 BACKENDS = ("sb3", "rllib", "expert_iteration")
 # What expert iteration fits (``ExpertIterationConfig.fit``).
 FITS = ("policy_and_value", "value")
@@ -139,6 +140,11 @@ class EnvConfig:
 @dataclass(frozen=True)
 class PPOConfig:
     learning_rate: float = setting(3e-4, "Adam's step size", low=0, low_open=True, high=1)
+    learning_rate_schedule: str = setting(
+        "constant", "sb3 backend: constant, learning_rate throughout; linear, from "
+        "learning_rate at step 0 down to 0 at total_steps, by the learner's steps (a resumed "
+        "run continues the same line; a changed total_steps changes its slope from there)",
+        choices=LEARNING_RATE_SCHEDULES)
     n_steps: int = setting(256, "steps per env between updates", low=1, high=10**6)
     batch_size: int = setting(512, "minibatch size; must divide n_steps x env.n_envs",
                               low=1, high=10**7)
@@ -621,8 +627,10 @@ def config_reference() -> str:
              "and bounds its steps (`ppo.scorer_lr_scale: 0.025`, `ppo.target_kl: 0.01`, "
              "rollouts of 8,192 decisions, `ppo.gamma` and `ppo.gae_lambda` 1, no entropy bonus, "
              "no shaping) against the compiled `expert`; `exploit_hungry`, the recipe of "
-             "`hunger-rl exploit`, has the same settings; what they reach: docs/experiments.md, "
-             "\"PPO against a fixed opponent\".", ""]
+             "`hunger-rl exploit`, has the same settings; `hungry_2p_mlp_vs_expert` trains a "
+             "plain MLP from scratch against the same `expert` with a large step, bounded "
+             "(`ppo.target_kl: 0.03`, `ppo.learning_rate_schedule: linear`); what they reach: "
+             "docs/experiments.md, \"PPO against a fixed opponent\".", ""]
     lines += _reference_table(TrainConfig, "")
     return "\n".join(lines) + "\n"
 
@@ -694,6 +702,8 @@ def _check_consistency(config: TrainConfig) -> None:
         if config.ppo.critic_warmup_steps >= config.total_steps:
             raise ValueError(f"ppo.critic_warmup_steps ({config.ppo.critic_warmup_steps}) "
                              f"leaves the policy no step of total_steps ({config.total_steps})")
+    if config.ppo.learning_rate_schedule != "constant" and config.backend != "sb3":
+        raise ValueError("ppo.learning_rate_schedule applies to the sb3 backend only")
     if config.ppo.scorer_lr_scale != 1.0 and not config.network.action_scorer:
         raise ValueError("ppo.scorer_lr_scale applies to network.action_scorer: true only")
     if config.network.action_scorer and config.backend == "rllib":

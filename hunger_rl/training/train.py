@@ -32,6 +32,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from tqdm import tqdm
 
@@ -168,23 +169,43 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
     critic_warmup_steps = ppo.pop("critic_warmup_steps")
     if policy_class is ActionScorerPolicy:
         policy_kwargs["scorer_lr_scale"] = scorer_lr_scale
+    ppo["learning_rate"] = learning_rate_schedule(config)
+    del ppo["learning_rate_schedule"]
     return ScaledGroupsPPO(
-        policy_class, vec_env, seed=config.seed, verbose=0, tensorboard_log=tensorboard_log,
+        policy_class, vec_env, run_steps=config.total_steps, seed=config.seed, verbose=0,
+        tensorboard_log=tensorboard_log,
         policy_kwargs={"net_arch": list(config.network.hidden),
                        "activation_fn": ACTIVATION_FUNCTIONS[config.network.activation],
                        **policy_kwargs},
         critic_warmup_steps=critic_warmup_steps, **ppo)
 
 
-class ScaledGroupsPPO(MaskablePPO):
-    """MaskablePPO whose optimizer groups may scale the learning rate: SB3 sets every group to
-    the schedule's rate before each update, then a group's ``lr_scale`` (if any) multiplies it
-    (``ppo.scorer_lr_scale``). Until ``critic_warmup_steps`` steps are done, an update trains
-    the value network alone (``ppo.critic_warmup_steps``)."""
+def learning_rate_schedule(config: TrainConfig) -> float | LinearSchedule:
+    """``ppo.learning_rate_schedule`` as SB3 takes it: a constant, or the rate as a function
+    of the progress remaining (1 at step 0, 0 at ``total_steps``)."""
+    if config.ppo.learning_rate_schedule == "linear":
+        return LinearSchedule(config.ppo.learning_rate, 0.0, end_fraction=1.0)
+    return config.ppo.learning_rate
 
-    def __init__(self, *args: Any, critic_warmup_steps: int = 0, **kwargs: Any):
+
+class ScaledGroupsPPO(MaskablePPO):
+    """MaskablePPO for a run of ``run_steps`` learner steps whose optimizer groups may scale
+    the learning rate: SB3 sets every group to the schedule's rate before each update, then a
+    group's ``lr_scale`` (if any) multiplies it (``ppo.scorer_lr_scale``). Until
+    ``critic_warmup_steps`` steps are done, an update trains the value network alone
+    (``ppo.critic_warmup_steps``)."""
+
+    def __init__(self, *args: Any, run_steps: int, critic_warmup_steps: int = 0, **kwargs: Any):
+        self.run_steps = run_steps
         self.critic_warmup_steps = critic_warmup_steps
         super().__init__(*args, **kwargs)
+
+    def _update_current_progress_remaining(self, num_timesteps: int,
+                                           total_timesteps: int) -> None:
+        # SB3 measures progress to the end of the current learn() call, which the trainer
+        # makes once per evaluation or checkpoint (and afresh after a resume); a schedule runs
+        # over the whole run instead.
+        super()._update_current_progress_remaining(num_timesteps, self.run_steps)
 
     def _update_learning_rate(self, optimizers: Any) -> None:
         super()._update_learning_rate(optimizers)

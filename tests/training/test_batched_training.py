@@ -213,6 +213,34 @@ def test_target_kl_stops_the_passes_over_a_rollout(target_kl, passes):
     assert model._n_updates == passes
 
 
+@pytest.mark.parametrize("schedule", ["constant", "linear"])
+def test_the_learning_rate_schedule_runs_over_the_whole_run(schedule):
+    """ppo.learning_rate_schedule: linear, the rate after each update is learning_rate x (1 -
+    steps / total_steps), the steps counted over the run, not over the trainer's learn() call
+    (one per evaluation or checkpoint, which SB3 alone would anneal to 0 each time), and a
+    model rebuilt at a checkpoint's step count (a resume) continues the same line; constant,
+    learning_rate throughout."""
+    config = config_from_dict({
+        "game": "hungry", "num_players": 2, "total_steps": 1024,
+        "env": {"n_envs": 4, "batched": True},
+        "ppo": {"learning_rate": 1e-3, "learning_rate_schedule": schedule, "n_steps": 32,
+                "batch_size": 64, "n_epochs": 1},
+        "network": {"hidden": [16]}, "opponents": {"weights": {"random": 1.0}}})
+
+    def rate_after(model, steps):
+        model.learn(steps, reset_num_timesteps=False)
+        (group,) = model.policy.optimizer.param_groups
+        return group["lr"]
+
+    model = make_model(config, make_vec_env(config))
+    rates = [rate_after(model, 128), rate_after(model, 128)]
+    resumed = make_model(config, make_vec_env(config))
+    resumed.num_timesteps = 512
+    rates.append(rate_after(resumed, 128))
+    expected = [1e-3 * (1 - steps / 1024) for steps in (128, 256, 640)]
+    assert rates == pytest.approx(expected if schedule == "linear" else [1e-3] * 3)
+
+
 def argmax_win_share(model, opponent, games, seed):
     """The model's masked argmax play against ``opponent`` in every other seat: one game per
     slot of a batched env, slot i starting in seat i mod 2, so seats rotate."""

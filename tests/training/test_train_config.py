@@ -84,6 +84,10 @@ def test_defaults_fill_missing_sections():
         ({"ppo": {"target_kl": "small"}}, "ppo.target_kl must be a number or null"),
         ({"ppo": {"target_kl": 0.01}, "backend": "rllib"},
          "ppo.target_kl applies to the sb3 backend only"),
+        ({"ppo": {"learning_rate_schedule": "cosine"}},
+         "ppo.learning_rate_schedule must be one of ['constant', 'linear'], got 'cosine'"),
+        ({"ppo": {"learning_rate_schedule": "linear"}, "backend": "rllib"},
+         "ppo.learning_rate_schedule applies to the sb3 backend only"),
     ],
 )
 def test_bad_values_name_their_key(changes, message):
