@@ -26,8 +26,9 @@ import torch
 
 from hunger_rl.arena.evaluation import evaluate
 from hunger_rl.envs.records import make_env
+from hunger_rl.policies.hungry_search import SearchHungryPolicy
 from hunger_rl.policies.pretrained import CATALOGUE, NETWORK, PREFIX
-from hunger_rl.policies.registry import PLAYS_SUFFIX, make_policy
+from hunger_rl.policies.registry import make_policy
 
 # Every scripted baseline, and for Hungry the search the shipped agents must beat.
 BASELINES = {"hungry": ["random", "greedy", "expert", "forecast", "search:200"],
@@ -89,7 +90,7 @@ def search_label(search: dict | None) -> str:
     ``search:9600plays``, ``plain search:9600plays`` (without its network)."""
     if search is None:
         return "network"
-    budget = search.get("simulations") or f"{search['plays']}{PLAYS_SUFFIX}"
+    budget = search.get("simulations") or f"{search['plays']}{SearchHungryPolicy.PLAYS_SUFFIX}"
     return ("" if search.get("guided", True) else "plain ") + f"search:{budget}"
 
 

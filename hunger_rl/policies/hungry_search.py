@@ -91,7 +91,6 @@ from hunger_rl.engines.hungry.view import HungryView
 from hunger_rl.policies.base import Observation, Policy, legal_actions
 from hunger_rl.policies.hungry import ExpertHungryPolicy, Outlook, view_of
 from hunger_rl.policies.hungry_batched import forecast_action, forecast_scratch
-from hunger_rl.policies.registry import PLAYS_SUFFIX
 
 
 class SearchGuide(Protocol):
@@ -155,6 +154,8 @@ class SearchHungryPolicy(Policy):
     CANDIDATES = 4
     # Playouts per move when neither ``simulations`` nor ``plays`` is given.
     DEFAULT_SIMULATIONS = 200
+    # ``search:Bplays``: a budget of B simulated plays a move.
+    PLAYS_SUFFIX = "plays"
 
     def __init__(self, simulations: int | None = None, guide: SearchGuide | None = None,
                  cutoff: int | None = None, explore: bool = False, plays: int | None = None):
@@ -180,7 +181,7 @@ class SearchHungryPolicy(Policy):
         self.cutoff = cutoff
         self.explore = explore
         self.last_search: SearchStatistics | None = None
-        budget = f"{simulations}" if plays is None else f"{plays}{PLAYS_SUFFIX}"
+        budget = f"{simulations}" if plays is None else f"{plays}{self.PLAYS_SUFFIX}"
         self.name = f"search:{budget}" + (
             "" if guide is None else f"{'' if cutoff is None else f':{cutoff}'}:{guide.name}")
 

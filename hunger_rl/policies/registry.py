@@ -35,15 +35,12 @@ DEFAULT_SMMCTS_SIMULATIONS = 100
 CHECKPOINT_SUFFIXES = (".safetensors", ".zip", ".pt", ".pth", ".ckpt")
 
 
-# ``NAME:Bplays``: a budget of B simulated plays a move (Hungry's search).
-PLAYS_SUFFIX = "plays"
-
-
 @dataclass(frozen=True)
 class ScriptedPolicy:
     """A scripted policy of a game's table: its class as ``"module:Class"`` (imported when
     first asked for), if the spec takes ``NAME:N``, the keyword N is passed as, and if it also
-    takes ``NAME:Bplays``, the keyword B is passed as."""
+    takes a budget of simulated plays, ``NAME:B`` and the class's ``PLAYS_SUFFIX``
+    (``search:9600plays``), the keyword B is passed as."""
 
     target: str
     description: str
@@ -55,8 +52,8 @@ class ScriptedPolicy:
         policy_class = self.policy_class(spec)
         if self.count_keyword is None:
             return policy_class()
-        if self.plays_keyword and argument.endswith(PLAYS_SUFFIX):
-            budget = _plays(spec, argument)
+        if self.plays_keyword and argument.endswith(policy_class.PLAYS_SUFFIX):
+            budget = _plays(spec, argument, policy_class.PLAYS_SUFFIX)
             try:
                 return policy_class(**{self.plays_keyword: budget})
             except ValueError as error:
@@ -154,11 +151,11 @@ def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
     rows = [(name + (":N" if entry.count_keyword else ""), entry.description)
             for name, entry in _table(game).items()]
     if game == "hungry":
-        rows += [(f"search:B{PLAYS_SUFFIX}", "the search with a budget of B simulated plays a "
+        rows += [("search:Bplays", "the search with a budget of B simulated plays a "
                   "move: B // L playouts with L plays left in the game, far more in the endgame"),
                  ("search:N:SPEC", "the search guided by the trained network SPEC (a "
                   "checkpoint or pretrained:NAME): its logits choose and weigh the candidates; "
-                  f"N may be B{PLAYS_SUFFIX}"),
+                  "N may be Bplays"),
                  ("search:N:D:SPEC", "the same, and the network's value once D plays "
                   "followed a candidate (a network trained by expert iteration)")]
     if game == "hunger_show":
@@ -187,8 +184,10 @@ def _guided_search(spec: str, argument: str, game: str, num_players: int) -> Pol
                          "(search:N:SPEC or search:N:D:SPEC)")
     if not simulations:
         raise ValueError(f"in {spec!r}, the number of playouts N must come before the network")
-    if simulations.endswith(PLAYS_SUFFIX):
-        budget = {"plays": _plays(spec, simulations)}
+    from hunger_rl.policies.hungry_search import SearchHungryPolicy
+
+    if simulations.endswith(SearchHungryPolicy.PLAYS_SUFFIX):
+        budget = {"plays": _plays(spec, simulations, SearchHungryPolicy.PLAYS_SUFFIX)}
     else:
         budget = {"simulations": _count(spec, simulations, DEFAULT_SEARCH_SIMULATIONS)}
     from hunger_rl.policies.pretrained import NETWORK, PREFIX
@@ -208,8 +207,6 @@ def _guided_search(spec: str, argument: str, game: str, num_players: int) -> Pol
         raise ValueError(f"in {spec!r}, the cut-off {cutoff} needs a network whose value head "
                          f"was fitted to win shares (expert iteration fits one); {guide_spec!r} "
                          f"has none: use search:{simulations}:{guide_spec}")
-    from hunger_rl.policies.hungry_search import SearchHungryPolicy
-
     try:
         return SearchHungryPolicy(guide=guide, cutoff=None if cutoff is None else int(cutoff),
                                   **budget)
@@ -247,11 +244,11 @@ def _count(spec: str, argument: str, default: int) -> int:
     return int(argument)
 
 
-def _plays(spec: str, argument: str) -> int:
-    """B of ``NAME:Bplays``."""
-    budget = argument.removesuffix(PLAYS_SUFFIX)
+def _plays(spec: str, argument: str, suffix: str) -> int:
+    """B of ``NAME:B`` + ``suffix`` (``search:9600plays``)."""
+    budget = argument.removesuffix(suffix)
     if not budget.isdigit() or int(budget) < 1:
-        raise ValueError(f"in {spec!r}, the budget before {PLAYS_SUFFIX!r} must be a positive "
+        raise ValueError(f"in {spec!r}, the budget before {suffix!r} must be a positive "
                          f"integer of simulated plays")
     return int(budget)
 
