@@ -11,10 +11,10 @@ players.) ``search:N``
 makes N playouts per move: a few fewer when N does not split evenly over the candidates, never
 more (and none with N = 1, which plays the expert's choice). ``search:Bplays`` counts the budget
 in simulated plays instead: a playout makes every play left in the game (the candidate and the
-rest), so a move with L plays left makes B // L playouts. A game's first plays, whose playouts
-run longest, get B // TOTAL_PLAYS, as ``search:N`` with N = B // TOTAL_PLAYS does there, and every
-later move more, about the same time a move: many more in the endgame, where search's edge over
-the expert lies (docs/experiments.md, "Why the endgame").
+rest), so a move with L plays left makes B // L playouts. A game's first play, whose playouts
+run longest, gets B // TOTAL_PLAYS, as ``search:N`` with N = B // TOTAL_PLAYS does, and every
+later move more for about the same time: many more in the endgame, where search's edge over the
+expert lies (docs/experiments.md, "Why the endgame").
 
 Hungry hides most of the cards, so the search stays flat: a deep tree over sampled deals would
 fuse strategies across deals that the player cannot tell apart. Instead:

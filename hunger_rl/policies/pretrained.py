@@ -83,7 +83,7 @@ def _searching_agent(name: str, entry: dict[str, Any], network):
               and set(search) <= SEARCH_KEYS):
         problem = (f"search must be {{'simulations': N}} or {{'plays': B}}, with 'cutoff': D "
                    f"or 'guided': false if need be, got {search!r}")
-    elif search.get("guided", True) not in (True, False):
+    elif not isinstance(search.get("guided", True), bool):
         problem = f"search's 'guided' must be true or false, got {search['guided']!r}"
     elif search.get("cutoff") is not None and not search.get("guided", True):
         problem = "a cut-off takes the network's value, so it needs a guided search"
@@ -101,4 +101,3 @@ def _searching_agent(name: str, entry: dict[str, Any], network):
         raise ValueError(f"{CATALOGUE}, agent {name!r}: {error}") from error
     agent.name = PREFIX + name
     return agent
-

@@ -129,6 +129,7 @@ def test_a_guided_search_on_a_searching_agent_is_guided_by_its_network():
     ([16], "search must be"),
     ({"simulations": 16, "plays": 960}, "search must be {'simulations': N} or {'plays': B}"),
     ({"plays": 960, "guided": "no"}, "search's 'guided' must be true or false, got 'no'"),
+    ({"plays": 960, "guided": 0}, "search's 'guided' must be true or false, got 0"),
     ({"simulations": 16, "cutoff": 2, "guided": False}, "a cut-off .* needs a guided search"),
     ({"plays": 40}, "a budget of plays must be at least 48"),
 ])
