@@ -26,6 +26,7 @@ import torch
 
 from hunger_rl.arena.evaluation import evaluate
 from hunger_rl.envs.records import make_env
+from hunger_rl.policies.hungry_search import SearchHungryPolicy
 from hunger_rl.policies.pretrained import CATALOGUE, NETWORK, PREFIX
 from hunger_rl.policies.registry import make_policy
 
@@ -84,6 +85,15 @@ def cost_per_move(spec: str, players: int, games: int) -> dict[str, float]:
             "max": round(float(milliseconds.max()), 1)}
 
 
+def search_label(search: dict | None) -> str:
+    """How an agent plays, for the table: ``network``, ``search:300`` (guided by its network),
+    ``search:9600plays``, ``plain search:9600plays`` (without its network)."""
+    if search is None:
+        return "network"
+    budget = search.get("simulations") or f"{search['plays']}{SearchHungryPolicy.PLAYS_SUFFIX}"
+    return ("" if search.get("guided", True) else "plain ") + f"search:{budget}"
+
+
 def markdown_table(entries: dict[str, dict]) -> str:
     lines = ["| agent | plays | vs random | vs greedy | vs expert | vs forecast / crowd "
              "| vs search:200 | ms a move (max) |", "|---|---|---|---|---|---|---|---|"]
@@ -96,8 +106,7 @@ def markdown_table(entries: dict[str, dict]) -> str:
             s = strength.get(baseline)
             cells.append("-" if s is None else
                          f"{s['win_share']:.3f} [{s['ci_low']:.3f}, {s['ci_high']:.3f}]")
-        search = entry.get("search")
-        plays = "network" if search is None else f"search:{search['simulations']}"
+        plays = search_label(entry.get("search"))
         cost = entry.get("cost_ms_per_move")
         cost_cell = "-" if cost is None else f"{cost['mean']:.0f} ({cost['max']:.0f})"
         lines.append(f"| `{name}` | {plays} | " + " | ".join(cells) + f" | {cost_cell} |")

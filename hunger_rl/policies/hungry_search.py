@@ -9,7 +9,12 @@ opponents that play like the expert. (One-step greedy playouts, which repeat the
 in about one move in five where the forecast repeats three in four, measured weaker at 4
 players.) ``search:N``
 makes N playouts per move: a few fewer when N does not split evenly over the candidates, never
-more (and none with N = 1, which plays the expert's choice).
+more (and none with N = 1, which plays the expert's choice). ``search:Bplays`` counts the budget
+in simulated plays instead: a playout makes every play left in the game (the candidate and the
+rest), so a move with L plays left makes B // L playouts. A game's first play, whose playouts
+run longest, gets B // TOTAL_PLAYS, as ``search:N`` with N = B // TOTAL_PLAYS does, and every
+later move more for about the same time: many more in the endgame, where search's edge over the
+expert lies (docs/experiments.md, "Why the endgame").
 
 Hungry hides most of the cards, so the search stays flat: a deep tree over sampled deals would
 fuse strategies across deals that the player cannot tell apart. Instead:
@@ -145,27 +150,52 @@ def sigma_scale(most_playouts: int) -> float:
 
 
 class SearchHungryPolicy(Policy):
-    """Flat Monte Carlo over the expert's best plays with ``simulations`` playouts per move;
-    with a ``guide``, over the network's best plays, ranked by its logits and the playouts, and
-    with a ``cutoff`` its value after that many plays (module docstring)."""
+    """Flat Monte Carlo over the expert's best plays with ``simulations`` playouts per move (or
+    a budget of ``plays`` simulated plays per move); with a ``guide``, over the network's best
+    plays, ranked by its logits and the playouts, and with a ``cutoff`` its value after that
+    many plays (module docstring)."""
 
     # How many of the expert's best plays compete for the budget.
     CANDIDATES = 4
+    # Playouts per move when neither ``simulations`` nor ``plays`` is given.
+    DEFAULT_SIMULATIONS = 200
+    # ``search:Bplays``: a budget of B simulated plays a move.
+    PLAYS_SUFFIX = "plays"
 
-    def __init__(self, simulations: int = 200, guide: SearchGuide | None = None,
-                 cutoff: int | None = None, explore: bool = False):
-        if simulations < 1:
-            raise ValueError(f"simulations must be at least 1, got {simulations}")
+    def __init__(self, simulations: int | None = None, guide: SearchGuide | None = None,
+                 cutoff: int | None = None, explore: bool = False, plays: int | None = None):
+        if plays is None:
+            simulations = self.DEFAULT_SIMULATIONS if simulations is None else simulations
+            if simulations < 1:
+                raise ValueError(f"simulations must be at least 1, got {simulations}")
+        elif simulations is not None:
+            raise ValueError(f"a search's budget is playouts (simulations) or simulated plays "
+                             f"(plays) a move, not both: got {simulations} and {plays}")
+        elif plays < TOTAL_PLAYS:
+            raise ValueError(f"a budget of plays must be at least {TOTAL_PLAYS}, one playout of "
+                             f"a whole game, got {plays}")
+        elif cutoff is not None:
+            raise ValueError(f"a budget of plays counts playouts to the game's end, so it takes "
+                             f"no cut-off (got {cutoff}): use a number of playouts with it")
         if cutoff is not None and (guide is None or cutoff < 0):
             raise ValueError(f"a cut-off needs a guide and at least 0 plays, got {cutoff} "
                              f"with guide {guide}")
         self.simulations = simulations
+        self.plays = plays
         self.guide = guide
         self.cutoff = cutoff
         self.explore = explore
         self.last_search: SearchStatistics | None = None
-        self.name = f"search:{simulations}" + (
+        budget = f"{simulations}" if plays is None else f"{plays}{self.PLAYS_SUFFIX}"
+        self.name = f"search:{budget}" + (
             "" if guide is None else f"{'' if cutoff is None else f':{cutoff}'}:{guide.name}")
+
+    def playouts(self, view: HungryView) -> int:
+        """The playouts of a move from ``view``: ``simulations``, or the budget of plays over
+        the plays left in the game, each of which every playout makes."""
+        if self.plays is None:
+            return self.simulations
+        return self.plays // (TOTAL_PLAYS - view.num_plays)
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
         actions = legal_actions(observation)
@@ -180,13 +210,14 @@ class SearchHungryPolicy(Policy):
         # The guide's order, then the expert's, ties broken at random so that equal plays are
         # not biased by index.
         order = np.lexsort((rng.random(actions.size), -values, -ranks))
-        chosen = order[: min(self.CANDIDATES, self.simulations)]
+        simulations = self.playouts(view)
+        chosen = order[: min(self.CANDIDATES, simulations)]
         candidates, ranks = actions[chosen], ranks[chosen]
         totals = np.zeros(candidates.size)
         counts = np.zeros(candidates.size, dtype=np.int64)
         alive = np.arange(candidates.size)
         rounds = math.ceil(math.log2(candidates.size)) if candidates.size > 1 else 0
-        budget = self.simulations
+        budget = simulations
         for round_index in range(rounds):
             # What is left, split evenly over the remaining rounds; the search stops early when
             # what is left cannot give every surviving candidate a deal (never more than N).

@@ -4,10 +4,13 @@ Each agent is a policy file (``hunger_rl/pretrained/NAME.safetensors``: weights 
 metadata, loaded without pickle by ``policies.learned``); ``agents.json`` beside them says
 what each one is, the config that trained it, how it plays and its measured strength.
 
-An entry with a ``search`` (``{"simulations": N}``, and ``"cutoff": D`` for a network whose
-value head predicts win shares) plays Hungry's network-guided search with its network as the
-prior, ``search:N:pretrained:NAME:network`` (or ``search:N:D:...``), under the agent's own name;
-``pretrained:NAME:network`` is the network alone, for every agent.
+An entry with a ``search`` (``{"simulations": N}`` or ``{"plays": B}``, a budget of simulated
+plays a move; and ``"cutoff": D`` for a network whose value head predicts win shares) plays
+Hungry's network-guided search with its network as the prior,
+``search:N:pretrained:NAME:network`` (``search:Bplays:...``, ``search:N:D:...``), under the
+agent's own name; with ``"guided": false`` it plays the search without its network
+(``search:N``, ``search:Bplays``). ``pretrained:NAME:network`` is the network alone, for every
+agent.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ PREFIX = "pretrained:"
 CATALOGUE = "agents.json"
 # ``pretrained:NAME:NETWORK``: the agent's network alone, without the search it plays with.
 NETWORK = "network"
-SEARCH_KEYS = {"simulations", "cutoff"}
+SEARCH_KEYS = {"simulations", "plays", "cutoff", "guided"}
+# Exactly one of these says a search's budget: playouts or simulated plays a move.
+BUDGET_KEYS = {"simulations", "plays"}
 
 
 @cache
@@ -74,14 +79,25 @@ def _searching_agent(name: str, entry: dict[str, Any], network):
     problem = None
     if entry["game"] != "hungry":
         problem = "only Hungry has a network-guided search"
-    elif not (isinstance(search, dict) and "simulations" in search and set(search) <= SEARCH_KEYS):
-        problem = f"search must be {{'simulations': N}} or with 'cutoff': D, got {search!r}"
+    elif not (isinstance(search, dict) and len(BUDGET_KEYS & set(search)) == 1
+              and set(search) <= SEARCH_KEYS):
+        problem = (f"search must be {{'simulations': N}} or {{'plays': B}}, with 'cutoff': D "
+                   f"or 'guided': false if need be, got {search!r}")
+    elif not isinstance(search.get("guided", True), bool):
+        problem = f"search's 'guided' must be true or false, got {search['guided']!r}"
+    elif search.get("cutoff") is not None and not search.get("guided", True):
+        problem = "a cut-off takes the network's value, so it needs a guided search"
     elif search.get("cutoff") is not None and not network.predicts_win_share:
         problem = "a cut-off needs a value head fitted to win shares, which this network lacks"
     if problem:
         raise ValueError(f"{CATALOGUE}, agent {name!r}: {problem}")
     from hunger_rl.policies.hungry_search import SearchHungryPolicy
 
-    agent = SearchHungryPolicy(search["simulations"], network, search.get("cutoff"))
+    guide = network if search.get("guided", True) else None
+    try:
+        agent = SearchHungryPolicy(search.get("simulations"), guide, search.get("cutoff"),
+                                   plays=search.get("plays"))
+    except ValueError as error:
+        raise ValueError(f"{CATALOGUE}, agent {name!r}: {error}") from error
     agent.name = PREFIX + name
     return agent

@@ -2,9 +2,11 @@
 
 ``random``, ``greedy``, ``expert``; for Hungry also ``forecast`` (the expert's valuation,
 approximated and compiled), ``search`` or ``search:N`` (determinized Monte Carlo search with N
-playouts per move, 200 by default), ``search:N:SPEC`` (the same search guided by the network of
-the policy spec SPEC: a trained checkpoint or ``pretrained:NAME``) and ``search:N:D:SPEC`` (also
-using that network's value once D plays followed each candidate); for HUNGER: The Show also
+playouts per move, 200 by default), ``search:Bplays`` (the same search with a budget of B
+simulated plays per move: B // L playouts when L plays are left in the game), ``search:N:SPEC``
+(the same search guided by the network of the policy spec SPEC: a trained checkpoint or
+``pretrained:NAME``; ``search:Bplays:SPEC`` likewise) and ``search:N:D:SPEC`` (also using that
+network's value once D plays followed each candidate); for HUNGER: The Show also
 ``crowd`` (the argmax of the crowd values, the expert's valuation with one round of replies);
 for both ``ismcts`` or
 ``ismcts:N`` (OpenSpiel's information-set MCTS, N simulations per move, 100 by default; the
@@ -36,17 +38,26 @@ CHECKPOINT_SUFFIXES = (".safetensors", ".zip", ".pt", ".pth", ".ckpt")
 @dataclass(frozen=True)
 class ScriptedPolicy:
     """A scripted policy of a game's table: its class as ``"module:Class"`` (imported when
-    first asked for), and, if the spec takes ``NAME:N``, the keyword N is passed as."""
+    first asked for), if the spec takes ``NAME:N``, the keyword N is passed as, and if it also
+    takes a budget of simulated plays, ``NAME:B`` and the class's ``PLAYS_SUFFIX``
+    (``search:9600plays``), the keyword B is passed as."""
 
     target: str
     description: str
     count_keyword: str | None = None
     default_count: int | None = None
+    plays_keyword: str | None = None
 
     def make(self, spec: str, argument: str) -> Policy:
         policy_class = self.policy_class(spec)
         if self.count_keyword is None:
             return policy_class()
+        if self.plays_keyword and argument.endswith(policy_class.PLAYS_SUFFIX):
+            budget = _plays(spec, argument, policy_class.PLAYS_SUFFIX)
+            try:
+                return policy_class(**{self.plays_keyword: budget})
+            except ValueError as error:
+                raise ValueError(f"in {spec!r}, {error}") from error
         return policy_class(**{self.count_keyword: _count(spec, argument, self.default_count)})
 
     def policy_class(self, spec: str) -> type:
@@ -77,7 +88,8 @@ POLICY_TABLES: dict[str, dict[str, ScriptedPolicy]] = {
                                  "determinized Monte Carlo search, N playouts per move "
                                  f"({DEFAULT_SEARCH_SIMULATIONS} by default; slow)",
                                  count_keyword="simulations",
-                                 default_count=DEFAULT_SEARCH_SIMULATIONS),
+                                 default_count=DEFAULT_SEARCH_SIMULATIONS,
+                                 plays_keyword="plays"),
         "ismcts": ScriptedPolicy("hunger_rl.policies.ismcts:ISMCTSHungryPolicy", _ISMCTS,
                                  count_keyword="simulations",
                                  default_count=DEFAULT_ISMCTS_SIMULATIONS),
@@ -139,8 +151,11 @@ def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
     rows = [(name + (":N" if entry.count_keyword else ""), entry.description)
             for name, entry in _table(game).items()]
     if game == "hungry":
-        rows += [("search:N:SPEC", "the search guided by the trained network SPEC (a "
-                  "checkpoint or pretrained:NAME): its logits choose and weigh the candidates"),
+        rows += [("search:Bplays", "the search with a budget of B simulated plays a "
+                  "move: B // L playouts with L plays left in the game, far more in the endgame"),
+                 ("search:N:SPEC", "the search guided by the trained network SPEC (a "
+                  "checkpoint or pretrained:NAME): its logits choose and weigh the candidates; "
+                  "N may be Bplays"),
                  ("search:N:D:SPEC", "the same, and the network's value once D plays "
                   "followed a candidate (a network trained by expert iteration)")]
     if game == "hunger_show":
@@ -156,8 +171,8 @@ def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
 
 
 def _guided_search(spec: str, argument: str, game: str, num_players: int) -> Policy:
-    """``search:N:SPEC`` or ``search:N:D:SPEC`` (Hungry), ``smmcts:N:SPEC`` (HUNGER): the
-    search guided by SPEC's network."""
+    """``search:N:SPEC``, ``search:Bplays:SPEC`` or ``search:N:D:SPEC`` (Hungry),
+    ``smmcts:N:SPEC`` (HUNGER): the search guided by SPEC's network."""
     if game == "hunger_show":
         return _guided_smmcts(spec, argument, num_players)
     simulations, _, rest = argument.partition(":")
@@ -167,25 +182,36 @@ def _guided_search(spec: str, argument: str, game: str, num_players: int) -> Pol
     if not guide_spec:
         raise ValueError(f"in {spec!r}, a network's policy spec must follow search:N: "
                          "(search:N:SPEC or search:N:D:SPEC)")
-    count = _count(spec, simulations, DEFAULT_SEARCH_SIMULATIONS)
     if not simulations:
         raise ValueError(f"in {spec!r}, the number of playouts N must come before the network")
+    from hunger_rl.policies.hungry_search import SearchHungryPolicy
+
+    if simulations.endswith(SearchHungryPolicy.PLAYS_SUFFIX):
+        budget = {"plays": _plays(spec, simulations, SearchHungryPolicy.PLAYS_SUFFIX)}
+    else:
+        budget = {"simulations": _count(spec, simulations, DEFAULT_SEARCH_SIMULATIONS)}
+    from hunger_rl.policies.pretrained import NETWORK, PREFIX
+
+    # A shipped agent that searches (pretrained:NAME) guides by its network: a search is no prior.
+    network_spec = guide_spec
+    if guide_spec.startswith(PREFIX) and guide_spec.count(":") == 1:
+        network_spec += ":" + NETWORK
     try:
-        guide = make_policy(guide_spec, game, num_players)
+        guide = make_policy(network_spec, game, num_players)
     except ValueError as error:
         raise ValueError(f"in {spec!r}, the network {guide_spec!r}: {error}") from error
-    # A shipped agent that searches (pretrained:NAME) guides by its network: a search is no prior.
-    guide = getattr(guide, "guide", None) or guide
     if not hasattr(guide, "logits"):
         raise ValueError(f"in {spec!r}, {guide_spec!r} is not a trained network (a checkpoint "
                          "or pretrained:NAME), so it cannot guide the search")
     if cutoff is not None and not guide.predicts_win_share:
         raise ValueError(f"in {spec!r}, the cut-off {cutoff} needs a network whose value head "
                          f"was fitted to win shares (expert iteration fits one); {guide_spec!r} "
-                         f"has none: use search:{count}:{guide_spec}")
-    from hunger_rl.policies.hungry_search import SearchHungryPolicy
-
-    return SearchHungryPolicy(count, guide, None if cutoff is None else int(cutoff))
+                         f"has none: use search:{simulations}:{guide_spec}")
+    try:
+        return SearchHungryPolicy(guide=guide, cutoff=None if cutoff is None else int(cutoff),
+                                  **budget)
+    except ValueError as error:
+        raise ValueError(f"in {spec!r}, {error}") from error
 
 
 def _guided_smmcts(spec: str, argument: str, num_players: int) -> Policy:
@@ -216,6 +242,15 @@ def _count(spec: str, argument: str, default: int) -> int:
     if not argument.isdigit() or int(argument) < 1:
         raise ValueError(f"in {spec!r}, the number after ':' must be a positive integer")
     return int(argument)
+
+
+def _plays(spec: str, argument: str, suffix: str) -> int:
+    """B of ``NAME:B`` + ``suffix`` (``search:9600plays``)."""
+    budget = argument.removesuffix(suffix)
+    if not budget.isdigit() or int(budget) < 1:
+        raise ValueError(f"in {spec!r}, the budget before {suffix!r} must be a positive "
+                         f"integer of simulated plays")
+    return int(budget)
 
 
 def _looks_like_path(spec: str) -> bool:

@@ -176,3 +176,21 @@ def test_pretrained_network_guides_the_search():
     statistics = search.last_search
     assert statistics.logits.max() == 0.0
     assert statistics.counts.sum() <= 16
+
+
+def test_a_guided_budget_of_plays_searches_as_the_guided_search_n_where_it_gives_n():
+    budgeted = make_policy("search:4800plays:pretrained:hungry_2p", "hungry", 2)
+    counted = make_policy("search:100:pretrained:hungry_2p", "hungry", 2)
+    assert (budgeted.plays, budgeted.guide.name) == (4800, "pretrained:hungry_2p:network")
+    assert budgeted.name == "search:4800plays:pretrained:hungry_2p:network"
+    observation, view = next(views_along_a_game(2, seed=2))
+    assert view.num_plays == 0  # 48 plays left: 4800 plays are 100 playouts
+    for seed in range(3):
+        move = budgeted.act(observation, np.random.default_rng(seed), view)
+        assert move == counted.act(observation, np.random.default_rng(seed), view)
+        for field in ("actions", "logits", "counts", "means"):
+            assert np.array_equal(getattr(budgeted.last_search, field),
+                                  getattr(counted.last_search, field))
+    with pytest.raises(ValueError, match="in 'search:40plays:pretrained:hungry_2p', a budget of "
+                                         "plays must be at least 48"):
+        make_policy("search:40plays:pretrained:hungry_2p", "hungry", 2)

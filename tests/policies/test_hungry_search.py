@@ -26,6 +26,7 @@ from hunger_rl.policies.hungry_batched import (
     forecast_values_of_observations,
 )
 from hunger_rl.policies.hungry_search import SearchHungryPolicy, load_deals, playout_win_shares
+from hunger_rl.policies.registry import describe_specs, make_policy
 
 # Least share of the expert's best plays that the forecast playout policy must repeat over three
 # expert games (measured 0.80, 0.73 and 0.68 at 2, 3 and 4 players; greedy repeats 0.17 to 0.25).
@@ -221,3 +222,78 @@ def test_playouts_reject_an_unknown_opponent():
     _, view = next(views_along_a_game(2, seed=0))
     with pytest.raises(ValueError, match="playout opponent must be one of"):
         playout_win_shares(view, np.array([0]), 1, np.random.default_rng(0), opponent="greedy")
+
+
+def test_a_budget_of_plays_makes_it_over_the_plays_left_playouts_a_move(monkeypatch):
+    spent = []
+    playout_win_shares = hungry_search.playout_win_shares
+
+    def counting(*args, **kwargs):
+        rewards = playout_win_shares(*args, **kwargs)
+        spent.append(rewards.size)
+        return rewards
+
+    monkeypatch.setattr(hungry_search, "playout_win_shares", counting)
+    search = SearchHungryPolicy(plays=9600)
+    # 9600 plays over the 48 plays of a whole game: 200 playouts; over 43: 223 (9600 / 43 =
+    # 223.3); over the last 8: 1200; over the last 2: 4800; over 1: all 9600.
+    expected = {0: 200, 5: 223, 40: 1200, 46: 4800, 47: 9600}
+    seen = {}
+    for observation, view in views_along_a_game(4, seed=3):
+        if view.num_plays not in expected:
+            continue
+        assert search.playouts(view) == expected[view.num_plays]
+        spent.clear()
+        search.act(observation, np.random.default_rng(0), view)
+        candidates = min(SearchHungryPolicy.CANDIDATES, int(observation["action_mask"].sum()))
+        seen[view.num_plays] = sum(spent)
+        # As search:N spends N (the budget test above): never more, at most a few fewer, none
+        # with a single candidate.
+        if candidates > 1:
+            assert expected[view.num_plays] - 2 * candidates <= sum(spent)
+        assert sum(spent) <= expected[view.num_plays]
+    assert set(seen) == set(expected)
+    assert seen[40] > 5 * seen[0]  # the endgame searched far harder than the first play
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_a_budget_of_plays_plays_as_search_n_where_it_gives_n(num_players):
+    """At a game's first play 48 N plays are N playouts: the same move on the same random draws
+    as search:N, and the same draws left (the same search)."""
+    observation, view = next(views_along_a_game(num_players, seed=11))
+    assert view.num_plays == 0
+    budgeted, counted = SearchHungryPolicy(plays=150 * TOTAL_PLAYS), SearchHungryPolicy(150)
+    for seed in range(6):
+        budget_rng, count_rng = np.random.default_rng(seed), np.random.default_rng(seed)
+        assert (budgeted.act(observation, budget_rng, view)
+                == counted.act(observation, count_rng, view))
+        assert budget_rng.bit_generator.state == count_rng.bit_generator.state
+
+
+def test_a_bad_budget_of_plays_is_a_clear_error():
+    with pytest.raises(ValueError, match="a budget of plays must be at least 48, one playout of "
+                                         "a whole game, got 47"):
+        SearchHungryPolicy(plays=47)
+    with pytest.raises(ValueError, match="playouts .* or simulated plays .*, not both: got 200 "
+                                         "and 9600"):
+        SearchHungryPolicy(200, plays=9600)
+    with pytest.raises(ValueError, match=r"takes no cut-off \(got 3\)"):
+        SearchHungryPolicy(plays=9600, cutoff=3)
+    assert SearchHungryPolicy().simulations == SearchHungryPolicy.DEFAULT_SIMULATIONS
+    assert SearchHungryPolicy(plays=9600).name == "search:9600plays"
+
+
+def test_a_budget_of_plays_by_spec():
+    search = make_policy("search:9600plays", "hungry", 4)
+    assert (search.plays, search.simulations, search.guide) == (9600, None, None)
+    assert search.name == "search:9600plays"
+    assert "search:Bplays" in [spec for spec, _ in describe_specs("hungry", 3)]
+    for spec, problem in [
+        ("search:xplays", "in 'search:xplays', the budget before 'plays' must be a positive "
+                          "integer"),
+        ("search:plays", "in 'search:plays', the budget before 'plays' must be a positive"),
+        ("search:47plays", "in 'search:47plays', a budget of plays must be at least 48"),
+        ("search:9600play", "in 'search:9600play', the number after ':' must be a positive"),
+    ]:
+        with pytest.raises(ValueError, match=problem):
+            make_policy(spec, "hungry", 2)

@@ -68,21 +68,27 @@ def test_each_agent_loads_by_spec_and_plays_legal_moves(name):
 
 
 @pytest.mark.parametrize("name", SEARCHING)
-def test_a_searching_agent_plays_its_search_guided_by_its_network(name):
+def test_a_searching_agent_plays_its_search(name):
     game, players = EXPECTED[name]
     search = catalogue()[name]["search"]
     agent = make_policy(f"pretrained:{name}", game, players)
     assert isinstance(agent, SearchHungryPolicy) and agent.name == f"pretrained:{name}"
-    assert (agent.simulations, agent.cutoff) == (search["simulations"], search.get("cutoff"))
-    assert isinstance(agent.guide, LearnedPolicy)
+    assert (agent.simulations, agent.plays, agent.cutoff) == (
+        search.get("simulations"), search.get("plays"), search.get("cutoff"))
     network = make_policy(f"pretrained:{name}:network", game, players)
     env = make_env(game, players, {})
     env.reset(seed=3)
-    vector = env.observe(env.agent_selection)["observation"]
-    assert np.array_equal(agent.guide.logits([vector]), network.logits([vector]))
+    budget = search.get("simulations") or f"{search['plays']}plays"
+    if search.get("guided", True):
+        assert isinstance(agent.guide, LearnedPolicy)
+        vector = env.observe(env.agent_selection)["observation"]
+        assert np.array_equal(agent.guide.logits([vector]), network.logits([vector]))
+        spelled_out = f"search:{budget}:pretrained:{name}:network"
+    else:
+        assert agent.guide is None
+        spelled_out = f"search:{budget}"
     # Move for move the spec that says the same search in full, on the same random draws.
-    spelled_out = make_policy(f"search:{search['simulations']}:pretrained:{name}:network", game,
-                              players)
+    spelled_out = make_policy(spelled_out, game, players)
     agent_rng, spelled_rng = np.random.default_rng(5), np.random.default_rng(5)
     for _ in range(3 * players):  # the first plays: the longest playouts, the dearest moves
         observation = env.observe(env.agent_selection)
@@ -90,6 +96,25 @@ def test_a_searching_agent_plays_its_search_guided_by_its_network(name):
         assert move == spelled_out.act(observation, spelled_rng)
         assert observation["action_mask"][move]
         env.step(move)
+
+
+def test_an_unguided_search_in_the_catalogue_plays_without_the_network(monkeypatch):
+    entry = {**catalogue()["hungry_2p"], "search": {"plays": 960, "guided": False}}
+    monkeypatch.setattr(pretrained, "catalogue", lambda: {**catalogue(), "hungry_2p": entry})
+    agent = make_policy("pretrained:hungry_2p", "hungry", 2)
+    assert isinstance(agent, SearchHungryPolicy) and agent.guide is None
+    assert (agent.plays, agent.simulations, agent.name) == (960, None, "pretrained:hungry_2p")
+    assert isinstance(make_policy("pretrained:hungry_2p:network", "hungry", 2), LearnedPolicy)
+    # Its network still guides a search that names the agent.
+    guided = make_policy("search:8:pretrained:hungry_2p", "hungry", 2)
+    assert guided.guide.name == "pretrained:hungry_2p:network"
+    env = make_env("hungry", 2, {})
+    env.reset(seed=4)
+    observation = env.observe(env.agent_selection)
+    plain = make_policy("search:960plays", "hungry", 2)
+    for seed in range(3):
+        assert (agent.act(observation, np.random.default_rng(seed))
+                == plain.act(observation, np.random.default_rng(seed)))
 
 
 def test_a_guided_search_on_a_searching_agent_is_guided_by_its_network():
@@ -100,8 +125,13 @@ def test_a_guided_search_on_a_searching_agent_is_guided_by_its_network():
 
 @pytest.mark.parametrize(("search", "problem"), [
     ({"simulations": 16, "cutoff": 2}, "a cut-off needs a value head fitted to win shares"),
-    ({"playouts": 16}, "search must be {'simulations': N} or with 'cutoff': D"),
+    ({"playouts": 16}, "search must be {'simulations': N} or {'plays': B}, with 'cutoff': D"),
     ([16], "search must be"),
+    ({"simulations": 16, "plays": 960}, "search must be {'simulations': N} or {'plays': B}"),
+    ({"plays": 960, "guided": "no"}, "search's 'guided' must be true or false, got 'no'"),
+    ({"plays": 960, "guided": 0}, "search's 'guided' must be true or false, got 0"),
+    ({"simulations": 16, "cutoff": 2, "guided": False}, "a cut-off .* needs a guided search"),
+    ({"plays": 40}, "a budget of plays must be at least 48"),
 ])
 def test_a_bad_search_in_the_catalogue_is_a_clear_error(monkeypatch, search, problem):
     entries = {**catalogue(), "hungry_2p": {**catalogue()["hungry_2p"], "search": search}}
