@@ -37,6 +37,13 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def take_ctrl_c() -> None:
+    """In the command's process before it starts: Ctrl-C's default action, as a terminal's
+    foreground command has. A shell ignores SIGINT in what it starts in the background (a test
+    run started with ``&``), the command would inherit that and rightly ignore the Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def wait_for(condition, what: str, limit: float = 120.0) -> None:
     """Poll until ``condition()``; the limit only keeps a broken run from hanging the suite."""
     end = time.monotonic() + limit
@@ -58,7 +65,8 @@ def test_a_stopped_evaluation_says_one_line_and_stops_its_workers(sent, to_group
     command = [sys.executable, "-m", "hunger_rl.cli", "evaluate", "--game", "hungry",
                "--policies", "random", "--games", "1000000", "--workers", str(WORKERS)]
     process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+                               stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               preexec_fn=take_ctrl_c)
     err: list[str] = []  # the progress bar, then whatever the command says
     reader = threading.Thread(target=lambda: err.extend(iter(lambda: process.stderr.read(1), "")))
     reader.start()
