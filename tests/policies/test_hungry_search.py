@@ -56,8 +56,8 @@ def test_search_plays_legal_actions_reproducibly(num_players):
         assert observation["action_mask"][picks.pop()] == 1
 
 
-@pytest.mark.parametrize("simulations", [1, 3, 8, 200, 1000])
-def test_search_spends_at_most_its_budget(simulations, monkeypatch):
+def count_playouts(monkeypatch) -> list[int]:
+    """A list to which every later call of the search's playouts appends its playout count."""
     spent = []
     playout_win_shares = hungry_search.playout_win_shares
 
@@ -67,6 +67,12 @@ def test_search_spends_at_most_its_budget(simulations, monkeypatch):
         return rewards
 
     monkeypatch.setattr(hungry_search, "playout_win_shares", counting)
+    return spent
+
+
+@pytest.mark.parametrize("simulations", [1, 3, 8, 200, 1000])
+def test_search_spends_at_most_its_budget(simulations, monkeypatch):
+    spent = count_playouts(monkeypatch)
     observation, view = next(views_along_a_game(2, seed=0))
     SearchHungryPolicy(simulations).act(observation, np.random.default_rng(0), view)
     assert sum(spent) <= simulations
@@ -225,15 +231,7 @@ def test_playouts_reject_an_unknown_opponent():
 
 
 def test_a_budget_of_plays_makes_it_over_the_plays_left_playouts_a_move(monkeypatch):
-    spent = []
-    playout_win_shares = hungry_search.playout_win_shares
-
-    def counting(*args, **kwargs):
-        rewards = playout_win_shares(*args, **kwargs)
-        spent.append(rewards.size)
-        return rewards
-
-    monkeypatch.setattr(hungry_search, "playout_win_shares", counting)
+    spent = count_playouts(monkeypatch)
     search = SearchHungryPolicy(plays=9600)
     # 9600 plays over the 48 plays of a whole game: 200 playouts; over 43: 223 (9600 / 43 =
     # 223.3); over the last 8: 1200; over the last 2: 4800; over 1: all 9600.
