@@ -52,13 +52,21 @@ class ScriptedPolicy:
         policy_class = self.policy_class(spec)
         if self.count_keyword is None:
             return policy_class()
-        if self.plays_keyword and argument.endswith(policy_class.PLAYS_SUFFIX):
-            budget = _plays(spec, argument, policy_class.PLAYS_SUFFIX)
-            try:
-                return policy_class(**{self.plays_keyword: budget})
-            except ValueError as error:
-                raise ValueError(f"in {spec!r}, {error}") from error
-        return policy_class(**{self.count_keyword: _count(spec, argument, self.default_count)})
+        budget = self.budget(spec, argument)
+        if self.plays_keyword not in budget:
+            return policy_class(**budget)
+        try:
+            return policy_class(**budget)
+        except ValueError as error:
+            raise ValueError(f"in {spec!r}, {error}") from error
+
+    def budget(self, spec: str, argument: str) -> dict[str, int]:
+        """The keyword argument that the N of ``NAME:N`` (or the B of ``NAME:Bplays``) is."""
+        if self.plays_keyword:
+            suffix = self.policy_class(spec).PLAYS_SUFFIX
+            if argument.endswith(suffix):
+                return {self.plays_keyword: _plays(spec, argument, suffix)}
+        return {self.count_keyword: _count(spec, argument, self.default_count)}
 
     def policy_class(self, spec: str) -> type:
         """The class, its module imported on first use; ``spec`` names it in errors."""
@@ -184,12 +192,8 @@ def _guided_search(spec: str, argument: str, game: str, num_players: int) -> Pol
                          "(search:N:SPEC or search:N:D:SPEC)")
     if not simulations:
         raise ValueError(f"in {spec!r}, the number of playouts N must come before the network")
-    from hunger_rl.policies.hungry_search import SearchHungryPolicy
-
-    if simulations.endswith(SearchHungryPolicy.PLAYS_SUFFIX):
-        budget = {"plays": _plays(spec, simulations, SearchHungryPolicy.PLAYS_SUFFIX)}
-    else:
-        budget = {"simulations": _count(spec, simulations, DEFAULT_SEARCH_SIMULATIONS)}
+    search = POLICY_TABLES["hungry"]["search"]
+    budget = search.budget(spec, simulations)
     from hunger_rl.policies.pretrained import NETWORK, PREFIX
 
     # A shipped agent that searches (pretrained:NAME) guides by its network: a search is no prior.
@@ -208,8 +212,8 @@ def _guided_search(spec: str, argument: str, game: str, num_players: int) -> Pol
                          f"was fitted to win shares (expert iteration fits one); {guide_spec!r} "
                          f"has none: use search:{simulations}:{guide_spec}")
     try:
-        return SearchHungryPolicy(guide=guide, cutoff=None if cutoff is None else int(cutoff),
-                                  **budget)
+        return search.policy_class(spec)(guide=guide,
+                                         cutoff=None if cutoff is None else int(cutoff), **budget)
     except ValueError as error:
         raise ValueError(f"in {spec!r}, {error}") from error
 
