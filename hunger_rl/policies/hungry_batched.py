@@ -173,46 +173,96 @@ _TIE = 1e-9
 
 
 @jit
-def _beats(mean_a, var_a, mean_b, var_b):
-    """Normal chance that a count of (mean_a, var_a) exceeds one of (mean_b, var_b) by >= 1."""
-    z = (mean_a - mean_b - 0.5) / math.sqrt(var_a + var_b + _MIN_VARIANCE)
+def _beat_each_other(s, t, means, variances, wins):
+    """``wins[s, t]`` and ``wins[t, s]``: the normal chance that seat s's count (mean, variance)
+    exceeds seat t's by at least 1, and the other way round (one spread serves both)."""
+    spread = math.sqrt(variances[s] + variances[t] + _MIN_VARIANCE)
+    wins[s, t] = _logistic_beats(means[s], means[t], spread)
+    wins[t, s] = _logistic_beats(means[t], means[s], spread)
+
+
+@jit
+def _logistic_beats(mean_a, mean_b, spread):
+    """Chance that a count of mean ``mean_a`` exceeds one of mean ``mean_b`` by at least 1, the
+    standard deviation of their difference ``spread``."""
+    z = (mean_a - mean_b - 0.5) / spread
     # Logistic approximation of the normal distribution function (error below 0.01), several
     # times cheaper than erf in this innermost loop.
     return 1.0 / (1.0 + math.exp(-_LOGISTIC_SCALE * z))
 
 
 @jit
-def _resort_forecast(
-    g, b, resort, shift, num_players, mover, unseen_fit, own_fit, chances, work, out
-):
-    """``out[0]``, ``out[1]``: each seat's chance of first and of second place at one resort
-    (H6, ties score nothing), the mover's count raised by ``shift`` (1: its play goes there) and
-    its fitting hand cards lowered by ``abs(shift)`` (the card played leaves its hand)."""
+def _resort_forecast(g, b, resort, num_players, mover, unseen_fit, own_fit, chances,
+                     log_misses, work, out):
+    """``out[0]``, ``out[1]``: each seat's chance of first and of second place at one resort as
+    the table stands (H6, ties score nothing). ``log_misses[s]``: ``log1p(-chances[s])``.
+    ``work`` is left holding each seat's count forecast and their chances of beating each
+    other, from which :func:`_mover_forecast` derives the resort after the mover's play."""
     means = work[0]
     variances = work[1]
     scores_any = work[2]
-    wins = work[3:]
     n = unseen_fit[resort]
     for s in range(num_players):
+        if s == mover:
+            _mover_outlook(g, b, resort, np.int64(0), mover, unseen_fit, own_fit, chances,
+                           log_misses, work)
+            continue
         count = g[b, COUNTS + s * NUM_RESORTS + resort]
         p = chances[s]
         means[s] = count + p * n
         variances[s] = n * p * (1.0 - p)
-        fit = 0
-        if s == mover:
-            fit = own_fit[resort] - abs(shift)
-            count += max(shift, 0)
-            means[s] += max(shift, 0) + OWN_DESTINATION_CHANCE * fit
-            variances[s] += OWN_DESTINATION_CHANCE * (1.0 - OWN_DESTINATION_CHANCE) * fit
         if count > 0:
             scores_any[s] = 1.0
         else:
-            # Chance that none of its unseen or own fitting cards comes here.
-            scores_any[s] = 1.0 - math.exp(n * math.log1p(-p) + fit * _LOG_OWN_MISS)
+            # Chance that none of its unseen fitting cards comes here.
+            scores_any[s] = 1.0 - math.exp(n * log_misses[s])
     for s in range(num_players):
         for t in range(s + 1, num_players):
-            wins[s, t] = _beats(means[s], variances[s], means[t], variances[t])
-            wins[t, s] = _beats(means[t], variances[t], means[s], variances[s])
+            _beat_each_other(s, t, means, variances, work[3:])
+    _places(num_players, work, out)
+
+
+@jit
+def _mover_forecast(g, b, resort, shift, num_players, mover, unseen_fit, own_fit, chances,
+                    log_misses, work, out):
+    """:func:`_resort_forecast`'s ``out`` with the mover's count raised by ``shift`` (1: its play
+    goes there) and its fitting hand cards lowered by ``abs(shift)`` (the card played leaves its
+    hand), from the ``work`` that :func:`_resort_forecast` left for this resort: the other seats'
+    forecasts and chances against each other do not change, so only the mover's are computed
+    again (their values are those of the whole computation, bit for bit)."""
+    _mover_outlook(g, b, resort, shift, mover, unseen_fit, own_fit, chances, log_misses, work)
+    for t in range(num_players):
+        if t != mover:
+            _beat_each_other(mover, t, work[0], work[1], work[3:])
+    _places(num_players, work, out)
+
+
+@jit
+def _mover_outlook(g, b, resort, shift, mover, unseen_fit, own_fit, chances, log_misses, work):
+    """``work[0..2][mover]``: the mover's mean final count at one resort, its variance and its
+    chance of placing at all, after a play shifted as in :func:`_mover_forecast`: another seat's
+    forecast plus its fitting hand cards, each of which comes here with chance 1/2."""
+    n = unseen_fit[resort]
+    count = g[b, COUNTS + mover * NUM_RESORTS + resort]
+    p = chances[mover]
+    fit = own_fit[resort] - abs(shift)
+    work[0, mover] = count + p * n + (max(shift, 0) + OWN_DESTINATION_CHANCE * fit)
+    work[1, mover] = (n * p * (1.0 - p)
+                      + OWN_DESTINATION_CHANCE * (1.0 - OWN_DESTINATION_CHANCE) * fit)
+    if count + max(shift, 0) > 0:
+        work[2, mover] = 1.0
+    else:
+        # Chance that none of its unseen or own fitting cards comes here.
+        work[2, mover] = 1.0 - math.exp(n * log_misses[mover] + fit * _LOG_OWN_MISS)
+
+
+@jit
+def _places(num_players, work, out):
+    """``out[0]``, ``out[1]``: each seat's chance of first and of second place from its chance
+    of placing at all (``work[2]``) and of beating each other seat (``work[3:]``), taken as
+    independent: first beats every other seat, second all but one."""
+    scores_any = work[2]
+    wins = work[3:]
     for s in range(num_players):
         all_beaten = 1.0
         one_above = 0.0
@@ -338,7 +388,8 @@ def forecast_scratch():
         np.empty((2, NUM_RESORTS), np.int64),  # unseen and own fitting cards per resort
         np.empty((3 + MAX_PLAYERS, MAX_PLAYERS)),  # one resort's forecast
         np.empty((3, NUM_RESORTS, 2, MAX_PLAYERS)),  # places (below)
-        np.empty((5 + NUM_STARS, MAX_PLAYERS)),  # per seat: chances, points, bonus; homes' firsts
+        # per seat: chances, points, bonus, log1p(-chance); homes' firsts
+        np.empty((6 + NUM_STARS, MAX_PLAYERS)),
         np.empty(NUM_ACTIONS),  # each play's value
         np.empty((0, len(FORECAST_DETAILS))),  # no details
         np.empty((4, MAX_PLAYERS, MAX_COUNT + 1)),  # the expert's count distributions
@@ -373,7 +424,8 @@ def _play_values(g, b, num_players, scratch, values, details, exact):
     points = seats[2]
     no_home = seats[3]
     one_home = seats[4]
-    home_firsts = seats[5:]
+    log_misses = seats[5]
+    home_firsts = seats[6:]
     mover = np.int64(g[b, CURRENT])
     hand = HANDS + mover * NUM_CARD_TYPES
     # Unseen from the mover's view: neither played nor in its hand.
@@ -393,22 +445,24 @@ def _play_values(g, b, num_players, scratch, values, details, exact):
         if s == mover:
             remaining = max(remaining - np.int64(g[b, HAND_SIZES + s]), 0)
         chances[s] = OPPONENT_DESTINATION_CHANCE * remaining / max(unseen_total, 1)
+        log_misses[s] = math.log1p(-chances[s])
     # places[variant, resort, first or second, seat]; the played variants only where needed.
     for r in range(NUM_RESORTS):
         if exact:
             _resort_exact(g, b, r, np.int64(0), num_players, mover, unseen_fit, own_fit,
                           chances, exact_work, places[_STANDING, r])
         else:
-            _resort_forecast(g, b, r, np.int64(0), num_players, mover, unseen_fit, own_fit,
-                             chances, work, places[_STANDING, r])
+            _resort_forecast(g, b, r, num_players, mover, unseen_fit, own_fit, chances,
+                             log_misses, work, places[_STANDING, r])
         if own_fit[r] > 0:
             for variant in (_PLAYED_HERE, _PLAYED_ELSEWHERE):
                 if exact:
                     _resort_exact(g, b, r, _SHIFTS[variant], num_players, mover, unseen_fit,
                                   own_fit, chances, exact_work, places[variant, r])
                 else:
-                    _resort_forecast(g, b, r, _SHIFTS[variant], num_players, mover,
-                                     unseen_fit, own_fit, chances, work, places[variant, r])
+                    _mover_forecast(g, b, r, _SHIFTS[variant], num_players, mover,
+                                    unseen_fit, own_fit, chances, log_misses, work,
+                                    places[variant, r])
     # Points as the table stands, without the bonus; a play changes two resorts' shares.
     standing[:] = 0.0
     for r in range(NUM_RESORTS):

@@ -170,9 +170,10 @@ def only_best(actions, values):
     return int(best[0]) if best.size == 1 else None
 
 
-def python_playout(row, candidate, num_players):
+def python_playout(row, candidate, num_players, opponent="expert"):
     """Seat 0's win share after ``candidate`` in the deal ``row`` (one batched-engine row), seat
-    0 then playing the forecast and the other seats the Python ``ExpertHungryPolicy``; None if a
+    0 then playing the forecast and the other seats the Python ``ExpertHungryPolicy`` (or with
+    ``opponent="forecast"`` the forecast too, its values read from observations); None if a
     choice on the way was tied."""
     row = row[None].copy()
     observation = np.zeros((1, observation_size(num_players)), np.float32)
@@ -182,7 +183,7 @@ def python_playout(row, candidate, num_players):
         write_observation(row, 0, mover, num_players, observation, 0)
         hand = observation[0, :NUM_CARD_TYPES]
         actions = np.flatnonzero(np.repeat(hand > 0, 2))
-        if mover == 0:
+        if mover == 0 or opponent == "forecast":
             values = forecast_values_of_observations(observation, num_players)[0, actions]
         else:
             expert = ExpertHungryPolicy()
@@ -222,6 +223,29 @@ def test_expert_playouts_equal_python_playouts_of_the_expert(num_players):
                 compared += 1
                 differ += forecast[d, c] != reference
     assert compared > 30 and differ > 0
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_forecast_playouts_equal_python_playouts_of_the_forecast(num_players):
+    """The compiled playouts, built for each player count as a constant, play as the forecast's
+    values from observations (built for any count): the same win shares as the Python loop on
+    the deals they load, from every fourth position of an expert game, wherever no choice on
+    the way was tied."""
+    compared = 0
+    for turn, (observation, view) in enumerate(views_along_a_game(num_players, seed=12)):
+        if turn % 4:
+            continue
+        candidates = np.flatnonzero(observation["action_mask"])[:3]
+        deals = 2
+        shares = playout_win_shares(view, candidates, deals, np.random.default_rng(turn))
+        rows = load_deals(view, deals, np.random.default_rng(turn))
+        for d in range(deals):
+            for c, candidate in enumerate(candidates):
+                reference = python_playout(rows[d], candidate, num_players, "forecast")
+                if reference is not None:
+                    assert shares[d, c] == reference, (turn, d, candidate)
+                    compared += 1
+    assert compared > 30
 
 
 def test_playouts_reject_an_unknown_opponent():
