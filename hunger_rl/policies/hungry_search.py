@@ -365,24 +365,6 @@ def _play_out(games, actions, streams, num_players, void_tied_second, cutoff, op
     the policy ``opponent_code`` (``hungry_batched.policy_action``'s) to the end, or until
     ``cutoff`` plays followed and seat 0 is to move; seat 0's win share in the rows that ended
     (the others are left for the guide's value)."""
-    # The player count as a constant of each branch, so that the compiler unrolls the valuation's
-    # loops over seats: playouts about 1.8 times as fast, the same plays (docs/experiments.md,
-    # "Cheaper playouts").
-    if num_players == 2:
-        _play_out_rows(games, actions, streams, 2, void_tied_second, cutoff,
-                       opponent_code, shares)
-    elif num_players == 3:
-        _play_out_rows(games, actions, streams, 3, void_tied_second, cutoff,
-                       opponent_code, shares)
-    else:
-        _play_out_rows(games, actions, streams, 4, void_tied_second, cutoff,
-                       opponent_code, shares)
-
-
-@jit_allocating
-def _play_out_rows(games, actions, streams, num_players, void_tied_second, cutoff,
-                   opponent_code, shares):
-    """:func:`_play_out`, for any player count."""
     scratch = forecast_scratch()
     for b in range(games.shape[0]):
         play(games, b, actions[b], num_players, void_tied_second)
