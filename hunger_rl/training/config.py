@@ -783,10 +783,11 @@ def _check_group_baseline(config: TrainConfig) -> None:
                          f"deal, got {group}")
     if config.backend != "sb3":
         raise ValueError("ppo.group_baseline applies to the sb3 backend only")
-    if not (config.env.batched and training_game(config.game).group_baseline):
-        raise ValueError(f"ppo.group_baseline deals each game to a group of slots of the "
-                         f"batched engine: set env.batched: true "
-                         f"({games_with('group_baseline')} only)")
+    if not training_game(config.game).group_baseline:
+        raise ValueError(f"ppo.group_baseline applies to {games_with('group_baseline')} only")
+    if not config.env.batched:
+        raise ValueError("ppo.group_baseline deals each game to a group of slots of the "
+                         "batched engine: set env.batched: true")
     if config.env.n_envs % group:
         raise ValueError(f"ppo.group_baseline ({group}) must divide env.n_envs "
                          f"({config.env.n_envs})")
