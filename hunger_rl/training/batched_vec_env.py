@@ -17,6 +17,12 @@
   games, so every seat of the turn order is learnt equally.
 - Seeds: game i is first dealt as ``hungry_v0`` after ``reset(seed=s_i)`` with ``s_i`` spread
   from ``seed`` by the batched engine's ``reset``; later games follow its per-slot stream.
+- Deal groups (``group_size`` K > 1, for ``ppo.group_baseline``): slots gK .. gK + K - 1 are
+  copies of one game: the same slot seed (so the same deal, game after game), the same learner
+  seat and the same random stream for their opponents (so the opponent breaks its ties alike
+  while the copies' games agree). Games of one player count last the same number of learner
+  steps, so copies started together end together; only the learners' own choices tell them
+  apart.
 
 :func:`make_batched_vec_env` mixes opponents: it splits the games between the opponent kinds
 in proportion to weights and joins one such VecEnv per opponent in a :class:`JoinedVecEnv`.
@@ -30,6 +36,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from hunger_rl.engines.compiled import spread_seeds
 from hunger_rl.engines.hungry.batched import BatchedHungry
 from hunger_rl.engines.hungry.engine import NUM_ACTIONS
 from hunger_rl.envs.hungry.env import HungryEnv
@@ -56,7 +63,12 @@ class BatchedHungryVecEnv(WholeBatchVecEnv):
         encoded_size: int | None = None,
         first_player: str = "player_0",
         margin_shaping: float = 0.0,
+        group_size: int = 1,
     ):
+        if group_size < 1 or num_envs % group_size:
+            raise ValueError(f"group_size ({group_size}) must be a positive divisor of num_envs "
+                             f"({num_envs})")
+        self.group_size = group_size
         self.batch = BatchedHungry(num_players, num_envs, reward=reward,
                                    first_player=first_player, tied_second=tied_second)
         self.margin_shaping = margin_shaping
@@ -64,8 +76,8 @@ class BatchedHungryVecEnv(WholeBatchVecEnv):
         self._returns = np.zeros(num_envs)
         self._lengths = np.zeros(num_envs, dtype=np.int64)
         self.num_players = num_players
-        self.opponents = BatchedPolicy(opponent, num_envs, seed=_offset_seed(seed, 1))
-        self.learner_seats = np.arange(num_envs, dtype=np.int64) % num_players
+        self.opponents = self._grouped_opponents(opponent, _offset_seed(seed, 1))
+        self.learner_seats = self._first_seats()
         self.outputs = LearnerOutputs.empty(num_envs, num_players)
         self.encode = encode
         self._seed = seed
@@ -84,9 +96,10 @@ class BatchedHungryVecEnv(WholeBatchVecEnv):
     # -- VecEnv -------------------------------------------------------------------------------
 
     def reset(self) -> np.ndarray:
-        self.batch.reset(seed=self._seed)
+        group_seeds = spread_seeds(self._seed, self.num_envs // self.group_size)
+        self.batch.reset(seeds=np.repeat(group_seeds, self.group_size))
         self._seed = _offset_seed(self._seed, 2)  # the next reset deals other games
-        self.learner_seats[:] = np.arange(self.num_envs) % self.num_players
+        self.learner_seats[:] = self._first_seats()
         play_to_learners(self.batch, self.learner_seats, self.opponents, self.outputs)
         self._margins = self._learner_margins(self.batch.totals, self.learner_seats)
         self._returns[:] = 0.0
@@ -142,11 +155,23 @@ class BatchedHungryVecEnv(WholeBatchVecEnv):
         """The next reset deals from ``seed`` and the opponents draw as if built with it, so
         that a training run resumed from a checkpoint plays what the uninterrupted run played."""
         self._seed = seed
-        self.opponents = BatchedPolicy(self.opponents.kind, self.num_envs,
-                                       seed=_offset_seed(seed, 1))
+        self.opponents = self._grouped_opponents(self.opponents.kind, _offset_seed(seed, 1))
         return [None] * self.num_envs
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def _first_seats(self) -> np.ndarray:
+        """The learners' seats in the first games: group g (one slot when ungrouped) at seat
+        ``g % N``."""
+        groups = np.arange(self.batch.batch_size, dtype=np.int64) // self.group_size
+        return groups % self.num_players
+
+    def _grouped_opponents(self, kind: str, seed: int | None) -> BatchedPolicy:
+        """The opponents, every copy of a deal group starting from its group's random stream."""
+        opponents = BatchedPolicy(kind, self.batch.batch_size, seed=seed)
+        opponents.rng_state[:] = np.repeat(opponents.rng_state[:: self.group_size],
+                                           self.group_size)
+        return opponents
 
     def _encoded(self, observations: np.ndarray) -> np.ndarray:
         if self.encode is None:
@@ -237,7 +262,8 @@ def batched_vec_env_from_config(config: Any, encoder: Any) -> WholeBatchVecEnv:
     return make_batched_vec_env(
         config.env.n_envs, config.opponents.weights, seed=config.seed,
         num_players=config.num_players, encode=encoder.batch, encoded_size=encoder.size,
-        margin_shaping=config.env.margin_shaping, **config.game_options)
+        margin_shaping=config.env.margin_shaping, group_size=config.ppo.group_baseline or 1,
+        **config.game_options)
 
 
 def _part_seed(seed: int | None, index: int) -> int | None:

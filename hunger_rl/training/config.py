@@ -63,7 +63,7 @@ from typing import Any
 
 import yaml
 
-from hunger_rl.engines.hungry.engine import HAND_SIZE
+from hunger_rl.engines.hungry.engine import HAND_SIZE, TOTAL_PLAYS
 from hunger_rl.engines.validation import LEGACY_NUMPY_SEED_LIMIT
 from hunger_rl.envs import GAMES
 from hunger_rl.policies.hungry_search import PLAYOUT_OPPONENTS
@@ -171,6 +171,15 @@ class PPOConfig:
         "alone (every parameter that reaches the policy's logits stays as it is), so that the "
         "policy's first steps follow advantages from a critic fitted to its start; 0: none",
         low=0, high=10**10)
+    group_baseline: int = setting(
+        0, "sb3 backend, Hungry's batched env: K >= 2 deals every game to K slots alike (the "
+        "same cards, learner seat and opponent), and the advantage of each step is its "
+        "return minus the mean return of the other K - 1 copies at the same step (a "
+        "leave-one-out baseline, in place of the critic's), so that the deal's luck cancels; "
+        "needs one opponent, gamma and gae_lambda 1, env.n_envs a multiple of K and n_steps "
+        "a multiple of a game's learner steps (48 / num_players); the critic still learns "
+        "(docs/experiments.md: the deal explains about an eighth of the outcome's variance); "
+        "0: none", low=0, high=4096)
 
 
 @dataclass(frozen=True)
@@ -702,6 +711,8 @@ def _check_consistency(config: TrainConfig) -> None:
         if config.ppo.critic_warmup_steps >= config.total_steps:
             raise ValueError(f"ppo.critic_warmup_steps ({config.ppo.critic_warmup_steps}) "
                              f"leaves the policy no step of total_steps ({config.total_steps})")
+    if config.ppo.group_baseline:
+        _check_group_baseline(config)
     if config.ppo.learning_rate_schedule != "constant" and config.backend != "sb3":
         raise ValueError("ppo.learning_rate_schedule applies to the sb3 backend only")
     if config.ppo.scorer_lr_scale != 1.0 and not config.network.action_scorer:
@@ -762,6 +773,38 @@ def _check_consistency(config: TrainConfig) -> None:
         raise ValueError(
             f"ppo.batch_size ({config.ppo.batch_size}) must divide ppo.n_steps x env.n_envs "
             f"({rollout}), so that no minibatch is truncated")
+
+
+def _check_group_baseline(config: TrainConfig) -> None:
+    """``ppo.group_baseline`` compares whole games of the copies of one deal, so every rollout
+    must hold whole games of copies that stay in step, against one opponent."""
+    group = config.ppo.group_baseline
+    if group < 2:
+        raise ValueError(f"ppo.group_baseline must be 0 (none) or at least 2 copies of each "
+                         f"deal, got {group}")
+    if config.backend != "sb3":
+        raise ValueError("ppo.group_baseline applies to the sb3 backend only")
+    if not training_game(config.game).group_baseline:
+        raise ValueError(f"ppo.group_baseline applies to {games_with('group_baseline')} only")
+    if not config.env.batched:
+        raise ValueError("ppo.group_baseline deals each game to a group of slots of the "
+                         "batched engine: set env.batched: true")
+    if config.env.n_envs % group:
+        raise ValueError(f"ppo.group_baseline ({group}) must divide env.n_envs "
+                         f"({config.env.n_envs})")
+    if len(config.opponents.weights) != 1:
+        raise ValueError(f"ppo.group_baseline plays every copy of a deal against the same "
+                         f"opponent: opponents.weights must name one, got "
+                         f"{sorted(config.opponents.weights)}")
+    if config.ppo.gamma != 1 or config.ppo.gae_lambda != 1:
+        raise ValueError(f"ppo.group_baseline compares undiscounted returns: set ppo.gamma and "
+                         f"ppo.gae_lambda to 1, got {config.ppo.gamma} and "
+                         f"{config.ppo.gae_lambda}")
+    game_steps = TOTAL_PLAYS // config.num_players
+    if config.ppo.n_steps % game_steps:
+        raise ValueError(f"ppo.group_baseline needs rollouts of whole games: ppo.n_steps "
+                         f"({config.ppo.n_steps}) must be a multiple of a game's learner steps "
+                         f"({game_steps} at {config.num_players} players)")
 
 
 def _check_expert_iteration(config: TrainConfig) -> None:

@@ -31,6 +31,9 @@ class TrainingGame:
     endgame_head: bool = False
     # Potential-based shaping by the public score margin (``env.margin_shaping``).
     margin_shaping: bool = False
+    # The batched env deals each game to a group of slots alike and its games all last the
+    # same number of learner steps (``ppo.group_baseline``).
+    group_baseline: bool = False
     # The batched env holds a league (``training.league``): frozen snapshots (``self``) among its
     # opponents, drawn by prioritised fictitious self-play (``opponents.pfsp_exponent``).
     league: bool = False
@@ -73,6 +76,7 @@ TRAINING_GAMES: dict[str, TrainingGame] = {
         batched_vec_env="hunger_rl.training.batched_vec_env:batched_vec_env_from_config",
         endgame_head=True,
         margin_shaping=True,
+        group_baseline=True,
         expert_iteration_games=f"{_EXPERT_ITERATION}:play_hungry_games",
     ),
     "hunger_show": TrainingGame(

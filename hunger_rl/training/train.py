@@ -28,6 +28,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
@@ -167,6 +168,7 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
     ppo = asdict(config.ppo)
     scorer_lr_scale = ppo.pop("scorer_lr_scale")
     critic_warmup_steps = ppo.pop("critic_warmup_steps")
+    group_baseline = ppo.pop("group_baseline")
     if policy_class is ActionScorerPolicy:
         policy_kwargs["scorer_lr_scale"] = scorer_lr_scale
     ppo["learning_rate"] = learning_rate_schedule(config)
@@ -177,7 +179,7 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
         policy_kwargs={"net_arch": list(config.network.hidden),
                        "activation_fn": ACTIVATION_FUNCTIONS[config.network.activation],
                        **policy_kwargs},
-        critic_warmup_steps=critic_warmup_steps, **ppo)
+        critic_warmup_steps=critic_warmup_steps, group_baseline=group_baseline, **ppo)
 
 
 def learning_rate_schedule(config: TrainConfig) -> float | LinearSchedule:
@@ -193,12 +195,28 @@ class ScaledGroupsPPO(MaskablePPO):
     the learning rate: SB3 sets every group to the schedule's rate before each update, then a
     group's ``lr_scale`` (if any) multiplies it (``ppo.scorer_lr_scale``). Until
     ``critic_warmup_steps`` steps are done, an update trains the value network alone
-    (``ppo.critic_warmup_steps``)."""
+    (``ppo.critic_warmup_steps``). With ``group_baseline`` K >= 2 (the env's slots in deal groups
+    of K, ``ppo.group_baseline``), every advantage is the leave-one-out difference of returns
+    within its group (:func:`leave_one_out_advantages`); the critic still learns the returns."""
 
-    def __init__(self, *args: Any, run_steps: int, critic_warmup_steps: int = 0, **kwargs: Any):
+    def __init__(self, *args: Any, run_steps: int, critic_warmup_steps: int = 0,
+                 group_baseline: int = 0, **kwargs: Any):
         self.run_steps = run_steps
         self.critic_warmup_steps = critic_warmup_steps
+        self.group_baseline = group_baseline
         super().__init__(*args, **kwargs)
+
+    def collect_rollouts(self, env: VecEnv, callback: BaseCallback, rollout_buffer: Any,
+                         n_rollout_steps: int, use_masking: bool = True) -> bool:
+        complete = super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps,
+                                            use_masking)
+        if complete and self.group_baseline:
+            check_whole_group_games(rollout_buffer.episode_starts, self._last_episode_starts,
+                                    self.group_baseline)
+            # With gamma = lambda = 1 and whole games, SB3's returns are the returns to go.
+            rollout_buffer.advantages = leave_one_out_advantages(rollout_buffer.returns,
+                                                                 self.group_baseline)
+        return complete
 
     def _update_current_progress_remaining(self, num_timesteps: int,
                                            total_timesteps: int) -> None:
@@ -218,6 +236,30 @@ class ScaledGroupsPPO(MaskablePPO):
         for parameter in logit_parameters(self.policy):
             parameter.requires_grad_(not warming_up)
         super().train()
+
+
+def leave_one_out_advantages(returns: np.ndarray, group_size: int) -> np.ndarray:
+    """(steps, envs) advantages: each step's return minus the mean return of the other
+    ``group_size - 1`` slots of its group (slots gK .. gK + K - 1) at the same step. The other
+    copies played the same deal apart from this slot's own choices, so the baseline is free of
+    the deal's luck and, drawn independently of them, leaves the policy gradient unbiased."""
+    steps, envs = returns.shape
+    grouped = returns.reshape(steps, envs // group_size, group_size)
+    others = (grouped.sum(axis=2, keepdims=True) - grouped) / (group_size - 1)
+    return (grouped - others).reshape(steps, envs).astype(returns.dtype)
+
+
+def check_whole_group_games(episode_starts: np.ndarray, last_dones: np.ndarray,
+                            group_size: int) -> None:
+    """Refuse a rollout whose games are not whole, or whose copies of a deal fell out of step:
+    the group baseline compares their returns step by step."""
+    if not (episode_starts[0].all() and last_dones.all()):
+        raise RuntimeError("ppo.group_baseline: a rollout did not start and end with whole games "
+                           "in every slot")
+    grouped = episode_starts.reshape(len(episode_starts), -1, group_size)
+    if not (grouped == grouped[:, :, :1]).all():
+        raise RuntimeError("ppo.group_baseline: the copies of a deal did not start their games "
+                           "on the same steps")
 
 
 def logit_parameters(network: Any) -> list[torch.nn.Parameter]:
