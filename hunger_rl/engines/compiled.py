@@ -12,8 +12,9 @@
   :func:`random_uniform`, :func:`splitmix_key`.
 - :func:`at`, unsigned indexing, and :func:`prefetch_for_write`, a cache hint.
 - :func:`r1_reward`, the reward of ruling R1, compiled from ``engines.rewards``.
-- :class:`PackageCacheLocator`: the disk cache of the package's compiled functions is stale
-  after no change to any module their code may hold (the modules of :data:`COMPILED_CODE_TREES`).
+- :class:`PackageCacheLocator`, numba's disk cache locator for the package's compiled functions:
+  a change to any module their code may call or read (:data:`COMPILED_CODE_TREES`) recompiles
+  them.
 
 Integers passed to compiled helpers are int64, never narrow reads of an array nor bare Python
 constants: numba compiles a function once per argument type, and once more per literal value.
