@@ -37,11 +37,17 @@ COMPILED_MODULES = (
     "hunger_rl/policies/hungry_search.py",
     "hunger_rl/training/batched_learner.py",
 )
+# The trees whose every module stamps each compiled function's cache (engines.compiled.
+# COMPILED_CODE_TREES, read here without importing numba).
+STAMPED_TREES = ("hunger_rl/engines", "hunger_rl/policies")
 
 
 def cache_is_cold() -> bool:
-    """Whether a compiled module has no cache index newer than its source (a fresh clone, or a
-    module changed since its last compile). File dates only: no import, a few milliseconds."""
+    """Whether a compiled module has no cache index newer than its source and every module of
+    the stamped trees (a fresh clone, or a module changed since the last compile). File dates
+    only: no import, a few milliseconds."""
+    newest_tree_source = max(path.stat().st_mtime for tree in STAMPED_TREES
+                             for path in (ROOT / tree).rglob("*.py"))
     for module in COMPILED_MODULES:
         source = ROOT / module
         patterns = [str(source.parent / "__pycache__" / f"{source.stem}.*.nbi")]
@@ -50,7 +56,7 @@ def cache_is_cold() -> bool:
                                          f"{source.stem}.*.nbi"))
         indexes = [index for pattern in patterns for index in glob.glob(pattern)]
         newest = max((os.path.getmtime(index) for index in indexes), default=0.0)
-        if newest < source.stat().st_mtime:
+        if newest < max(source.stat().st_mtime, newest_tree_source):
             return True
     return False
 

@@ -12,6 +12,9 @@
   :func:`random_uniform`, :func:`splitmix_key`.
 - :func:`at`, unsigned indexing, and :func:`prefetch_for_write`, a cache hint.
 - :func:`r1_reward`, the reward of ruling R1, compiled from ``engines.rewards``.
+- :class:`PackageCacheLocator`, numba's disk cache locator for the package's compiled functions:
+  a change to any module their code may call or read (:data:`COMPILED_CODE_TREES`) recompiles
+  them.
 
 Integers passed to compiled helpers are int64, never narrow reads of an array nor bare Python
 constants: numba compiles a function once per argument type, and once more per literal value.
@@ -19,16 +22,98 @@ constants: numba compiles a function once per argument type, and once more per l
 
 from __future__ import annotations
 
+import functools
+import hashlib
+from pathlib import Path
 from typing import Any
 
 import numba
 import numpy as np
 from llvmlite import ir
-from numba.core import cgutils, types
+from numba.core import caching, cgutils, types
 from numba.extending import intrinsic
 
 from hunger_rl.engines.rewards import r1_reward as _r1_reward_python
 from hunger_rl.engines.validation import InvalidTypeError, InvalidValueError, check_seed
+
+# -- the disk cache --------------------------------------------------------------------------------
+
+# numba stamps a function's cached code with its own source file only (a hash of the file), yet
+# that code holds the compiled functions it calls from other modules, inlined or linked, and the
+# constants it reads from them: after a change to those modules alone (a pull), the cache stays
+# valid and the old code runs, silently (numba issue #1833, open). The package's functions are
+# stamped instead with their own file and every module compiled code may call or read: the
+# trees below (a test keeps every compiled module's imports inside them). A change to any of
+# those files recompiles every function of the package; the cache files stay where numba puts
+# them. Functions outside the package keep numba's own locators.
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+COMPILED_CODE_TREES = ("engines", "policies")
+
+
+@functools.cache
+def source_trees_fingerprint(root: Path, trees: tuple[str, ...]) -> bytes:
+    """A hash of the names and contents of every ``.py`` file under ``root / tree`` for each of
+    ``trees``. Once per process: a process runs the code it imported."""
+    digest = hashlib.sha256()
+    for path in sorted(path for tree in trees for path in (root / tree).rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.digest()
+
+
+def _numba_cache_api():
+    """numba's private cache API the locator below builds on (numba.core.caching): a clear error
+    if a numba version moved it, rather than the stale caches without it."""
+    try:
+        return caching._CacheLocator, caching.CacheImpl._locator_classes
+    except AttributeError as error:
+        raise ImportError(
+            f"numba {numba.__version__} has no numba.core.caching._CacheLocator or "
+            "CacheImpl._locator_classes, which hunger_rl.engines.compiled.PackageCacheLocator "
+            "needs to keep the package's compiled code fresh in numba's disk cache: update it "
+            "to this numba version") from error
+
+
+_CacheLocator, _NUMBA_LOCATORS = _numba_cache_api()
+
+
+class PackageCacheLocator(_CacheLocator):
+    """The cache of a function of the files under :attr:`root`: where the locator numba would pick
+    puts it (the same folder and file names), stamped with the function's file and
+    :func:`source_trees_fingerprint` of :attr:`trees`."""
+
+    root = PACKAGE_ROOT
+    trees = COMPILED_CODE_TREES
+
+    def __init__(self, numba_locator: _CacheLocator):
+        self._numba_locator = numba_locator
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if not Path(py_file).resolve().is_relative_to(cls.root):
+            return None
+        for numba_class in _NUMBA_LOCATORS:
+            if not issubclass(numba_class, PackageCacheLocator):
+                numba_locator = numba_class.from_function(py_func, py_file)
+                if numba_locator is not None:
+                    return cls(numba_locator)
+        return None
+
+    def ensure_cache_path(self):
+        self._numba_locator.ensure_cache_path()
+
+    def get_cache_path(self):
+        return self._numba_locator.get_cache_path()
+
+    def get_disambiguator(self):
+        return self._numba_locator.get_disambiguator()
+
+    def get_source_stamp(self):
+        return (self._numba_locator.get_source_stamp(),
+                source_trees_fingerprint(self.root, self.trees))
+
+
+_NUMBA_LOCATORS.insert(0, PackageCacheLocator)
 
 jit = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
 jit_allocating = numba.njit(cache=True, nogil=True, error_model="numpy")
