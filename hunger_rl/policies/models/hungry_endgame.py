@@ -20,6 +20,8 @@ the encoding and a policy file needs nothing beyond its weights.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import torch
 
@@ -38,16 +40,18 @@ PER_RESORT = 13
 INPUT_SIZE = 2 * PER_RESORT + 5
 # Inputs are counts of a few cards; this brings them near unit size.
 INPUT_SCALE = 5.0
+# Widths of the per-play layers (``network.endgame_hidden``); the context and the score layers
+# take the last. A policy file that does not name them has these.
+DEFAULT_HIDDEN = (128, 128)
 
 
 class EndgameHead(torch.nn.Module):
     """Scores of all plays from encoded observations (module docstring), and which rows are
     past the last draw."""
 
-    HIDDEN = 128
-
     def __init__(self, num_players: int, observation_scale: np.ndarray,
-                 action_features: tuple[int, int], action_feature_size: int):
+                 action_features: tuple[int, int], action_feature_size: int,
+                 hidden: Sequence[int] = DEFAULT_HIDDEN):
         super().__init__()
         layout = observation_layout(num_players)
         self.num_players = num_players
@@ -67,13 +71,15 @@ class EndgameHead(torch.nn.Module):
             self.register_buffer(name, torch.as_tensor(value), persistent=False)
         self.register_buffer("points", torch.as_tensor(FIRST_POINTS, dtype=torch.float32),
                              persistent=False)
-        hidden = self.HIDDEN
-        self.per_play = torch.nn.Sequential(
-            torch.nn.Linear(INPUT_SIZE, hidden), torch.nn.ReLU(),
-            torch.nn.Linear(hidden, hidden), torch.nn.ReLU())
-        self.context = torch.nn.Linear(hidden, hidden)
+        layers: list[torch.nn.Module] = []
+        width = INPUT_SIZE
+        for size in hidden:
+            layers += [torch.nn.Linear(width, size), torch.nn.ReLU()]
+            width = size
+        self.per_play = torch.nn.Sequential(*layers)
+        self.context = torch.nn.Linear(width, width)
         self.score = torch.nn.Sequential(
-            torch.nn.Linear(2 * hidden, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1))
+            torch.nn.Linear(2 * width, width), torch.nn.ReLU(), torch.nn.Linear(width, 1))
 
     def deck_empty(self, features: torch.Tensor) -> torch.Tensor:
         """(B, 1) True where the deck is empty."""
