@@ -155,6 +155,32 @@ def test_each_row_runs_only_the_head_it_takes_and_scores_as_both_would():
                                        atol=1e-5)
 
 
+@pytest.mark.parametrize("endgame_hidden", [DEFAULT_HIDDEN, (24, 12, 6)])
+def test_legal_scores_are_the_heads_scores_of_the_legal_plays(endgame_hidden):
+    """The fit's pass over the legal plays alone gives the full pass's scores there (and their
+    gradients), 0 on the illegal plays."""
+    positions = endgame_positions(2, 64, seed=4)
+    network, _, encoder = scorer_with_head(endgame_hidden=endgame_hidden)
+    head = network.mlp_extractor.endgame
+    with torch.no_grad():
+        for parameter in head.parameters():
+            parameter.add_(0.1 * torch.randn_like(parameter))
+    features = torch.as_tensor(encoder.batch(positions.observations))
+    legal = torch.as_tensor(positions.masks)
+    gradients = []
+    for scores in (head(features), head.legal_scores(features)):
+        head.zero_grad()
+        (scores * legal).square().sum().backward()
+        gradients.append([p.grad.clone() for p in head.parameters()])
+        if len(gradients) == 1:
+            full = scores.detach()
+    packed = scores.detach()
+    np.testing.assert_allclose(packed[legal], full[legal], rtol=0, atol=1e-5)
+    assert (packed[~legal] == 0).all() and (full[~legal] != 0).any()
+    for dense, sparse in zip(*gradients, strict=True):
+        np.testing.assert_allclose(sparse, dense, rtol=1e-4, atol=1e-5)
+
+
 def test_encoded_positions_match_the_encoder_whatever_the_workers():
     observations, _ = game_positions(2, 200, seed=2)
     one = encode_positions(2, observations, None, workers=1, progress=False)
