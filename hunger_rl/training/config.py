@@ -29,8 +29,8 @@ valuation, compiled); for HUNGER: The Show, the crowd values (the expert's valua
 of replies, ``policies.models.encoders``).
 
 ``network.endgame_head: true`` (Hungry, with ``action_scorer``) gives the scorer a second head
-that scores the plays once the deck is empty (``policies.models.hungry_endgame``);
-``endgame.positions: N``
+that scores the plays once the deck is empty (``policies.models.hungry_endgame``;
+``network.endgame_hidden`` sets its layers' widths); ``endgame.positions: N``
 fits it before PPO to the values of the legal plays in N such positions, measured by playouts
 (``training.endgame``).
 

@@ -11,7 +11,8 @@ play's resort and for the other resort its card could go to: the observer's tour
 most any other seat has, how many of the observer's cards and of the unseen cards fit it,
 whether the observer has it safe or out of reach, its points, plus the play's forecast value,
 that of the card's other play, and the copies in hand. A mean over the legal plays' hidden
-vectors gives every score the context of the others. All inputs are recomputed here, in torch,
+vectors gives every score the context of the others. The per-play layers' widths are the
+policy's ``endgame_hidden``. All inputs are recomputed here, in torch,
 from the encoded observation (``encoders.HungryEncoder``), so the head adds nothing to
 the encoding and a policy file needs nothing beyond its weights.
 
