@@ -32,6 +32,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from hunger_rl.envs import GAMES
 from hunger_rl.policies.base import Observation, Policy
 from hunger_rl.policies.models.encoders import make_encoder, state_scale
+from hunger_rl.policies.models.hungry_endgame import DEFAULT_HIDDEN as DEFAULT_ENDGAME_HIDDEN
+from hunger_rl.policies.models.hungry_endgame import INPUT_SIZE as ENDGAME_INPUT_SIZE
 from hunger_rl.policies.models.networks import (
     ACTIVATION_FUNCTIONS,
     action_logits,
@@ -66,6 +68,9 @@ class PolicyMetadata:
     action_scorer: bool = False
     # True (with ``action_scorer``): the scorer has a ``models.hungry_endgame.EndgameHead``.
     endgame_head: bool = False
+    # With ``endgame_head``: the widths of its per-play layers (files from before the setting
+    # have the default).
+    endgame_hidden: list[int] = field(default_factory=lambda: list(DEFAULT_ENDGAME_HIDDEN))
     # > 0: a privileged critic (``models.networks.PrivilegedCriticPolicy``): in training the
     # value network also read this many numbers of the game's ``state()`` after the encoded
     # observation. The actor never reads them, so the policy plays from the observation alone.
@@ -100,7 +105,7 @@ def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
     policy_class, extra = policy_class_and_kwargs(metadata.action_scorer, encoder,
                                                   metadata.endgame_head,
                                                   metadata.critic_state_size,
-                                                  metadata.rule_prior)
+                                                  metadata.rule_prior, metadata.endgame_hidden)
     return policy_class(
         observation_space,
         spaces.Discrete(metadata.num_actions),
@@ -297,9 +302,11 @@ def _checked_metadata(fields: Any) -> PolicyMetadata:
     check("num_players", count(metadata.num_players), "a positive integer")
     check("observation_size", count(metadata.observation_size), "a positive integer")
     check("num_actions", count(metadata.num_actions), "a positive integer")
-    check("hidden", isinstance(metadata.hidden, list) and len(metadata.hidden) > 0
-          and all(count(width) for width in metadata.hidden),
-          "a non-empty list of positive integers")
+    for widths in ("hidden", "endgame_hidden"):
+        check(widths, isinstance(getattr(metadata, widths), list)
+              and len(getattr(metadata, widths)) > 0
+              and all(count(width) for width in getattr(metadata, widths)),
+              "a non-empty list of positive integers")
     check("activation", isinstance(metadata.activation, str)
           and metadata.activation in ACTIVATION_FUNCTIONS,
           f"one of {sorted(ACTIVATION_FUNCTIONS)}")
@@ -358,9 +365,32 @@ def _check_tensor_shapes(metadata: PolicyMetadata,
                 f"{metadata.critic_state_size}, hidden {_short(metadata.hidden)} and "
                 f"num_actions {metadata.num_actions} make {name} of shape {shape}; the file's "
                 f"is {found}")
+    if metadata.endgame_head:
+        _check_endgame_shapes(metadata.endgame_hidden, tensors)
     others = sorted({dtype for _, dtype in tensors.values()} - {WEIGHT_DTYPE})
     if others:
         raise ValueError(f"weights must be {WEIGHT_DTYPE}, the file has {others}")
+
+
+def _check_endgame_shapes(widths: list[int],
+                          tensors: Mapping[str, tuple[tuple[int, ...], str]]) -> None:
+    """The endgame head's per-play layers, from the play inputs whose size the game fixes,
+    have the ``endgame_hidden`` widths, and so does its context layer."""
+    head = "mlp_extractor.endgame."
+    expected, inputs = {}, ENDGAME_INPUT_SIZE
+    for layer, width in enumerate(widths):
+        expected[f"{head}per_play.{2 * layer}.weight"] = (width, inputs)
+        inputs = width
+    expected[f"{head}context.weight"] = (inputs, inputs)
+    beyond = f"{head}per_play.{2 * len(widths)}.weight"
+    if beyond in tensors:
+        raise ValueError(f"endgame_hidden {_short(widths)} has {len(widths)} layers, the file "
+                         f"has more ({beyond})")
+    for name, shape in expected.items():
+        found = tensors.get(name, (None, None))[0]
+        if found != shape:
+            raise ValueError(f"endgame_hidden {_short(widths)} makes {name} of shape {shape}; "
+                             f"the file's is {found}")
 
 
 def read_weights(path: str | Path) -> dict[str, torch.Tensor]:

@@ -29,8 +29,8 @@ valuation, compiled); for HUNGER: The Show, the crowd values (the expert's valua
 of replies, ``policies.models.encoders``).
 
 ``network.endgame_head: true`` (Hungry, with ``action_scorer``) gives the scorer a second head
-that scores the plays once the deck is empty (``policies.models.hungry_endgame``);
-``endgame.positions: N``
+that scores the plays once the deck is empty (``policies.models.hungry_endgame``;
+``network.endgame_hidden`` sets its layers' widths); ``endgame.positions: N``
 fits it before PPO to the values of the legal plays in N such positions, measured by playouts
 (``training.endgame``).
 
@@ -67,6 +67,7 @@ from hunger_rl.engines.hungry.engine import HAND_SIZE, TOTAL_PLAYS
 from hunger_rl.engines.validation import LEGACY_NUMPY_SEED_LIMIT
 from hunger_rl.envs import GAMES
 from hunger_rl.policies.hungry_search import PLAYOUT_OPPONENTS
+from hunger_rl.policies.models.hungry_endgame import DEFAULT_HIDDEN as DEFAULT_ENDGAME_HIDDEN
 from hunger_rl.training.games import games_with, training_game
 
 SELF_PLAY = "self"
@@ -193,6 +194,10 @@ class NetworkConfig:
     endgame_head: bool = setting(
         False, "Hungry, with action_scorer: a second scorer head for the plays once the deck "
         "is empty")
+    endgame_hidden: list[int] = setting(
+        list(DEFAULT_ENDGAME_HIDDEN), "with endgame_head: widths of the head's per-play layers "
+        "(its context and score layers take the last width); stored in the policy file",
+        low=1, high=4096, items=(1, 8))
     privileged_critic: bool = setting(
         False, "sb3 backend, plain MLP: the value network also reads the game's state() (every "
         "hand or holding, the hidden cards or tokens), the policy network only the observation, "
@@ -731,6 +736,10 @@ def _check_consistency(config: TrainConfig) -> None:
                              "set env.batched: false")
     if config.network.endgame_head and not config.network.action_scorer:
         raise ValueError("network.endgame_head needs network.action_scorer: true")
+    if (config.network.endgame_hidden != list(DEFAULT_ENDGAME_HIDDEN)
+            and not config.network.endgame_head):
+        raise ValueError("network.endgame_hidden sizes the endgame head: set "
+                         "network.endgame_head: true")
     if config.network.endgame_head and not trainer.endgame_head:
         raise ValueError(f"network.endgame_head applies to {games_with('endgame_head')} only")
     if config.endgame.positions:
@@ -854,6 +863,7 @@ def _check_start_network(key: str, start: str, config: TrainConfig,
     wanted = {"hidden": config.network.hidden, "activation": config.network.activation,
               "action_scorer": config.network.action_scorer,
               "endgame_head": config.network.endgame_head,
+              "endgame_hidden": config.network.endgame_hidden,
               "privileged_critic": config.network.privileged_critic}
     found = {**{name: getattr(metadata, name) for name in wanted if name != "privileged_critic"},
              "privileged_critic": metadata.critic_state_size > 0}

@@ -134,7 +134,9 @@ def fit_endgame_head(policy, inputs: np.ndarray, positions: EndgamePositions,
     bias = policy.action_net.bias.detach()
 
     def logits_of(rows: np.ndarray) -> torch.Tensor:
-        scores = head(x[rows])
+        """The rows' logits; those of illegal plays are not the policy's (neither the loss nor
+        the picks read them)."""
+        scores = head.legal_scores(x[rows])
         return torch.cat((latent[rows], scores), dim=1) @ weight.T + bias
 
     def loss_of(rows: np.ndarray, logits: torch.Tensor | None = None) -> torch.Tensor:

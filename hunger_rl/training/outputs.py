@@ -59,7 +59,8 @@ def policy_metadata(config: TrainConfig, observation_space: spaces.Box,
         num_actions=int(action_space.n), hidden=list(config.network.hidden),
         activation=config.network.activation, game_options=dict(config.game_options),
         features=True, action_scorer=config.network.action_scorer,
-        endgame_head=config.network.endgame_head, critic_state_size=state_size,
+        endgame_head=config.network.endgame_head,
+        endgame_hidden=list(config.network.endgame_hidden), critic_state_size=state_size,
         rule_prior=config.network.rule_prior,
         extra={"config": config.to_dict()})
 

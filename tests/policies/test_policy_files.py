@@ -85,6 +85,8 @@ def test_a_good_file_loads_and_plays(policy_file):
         ({"hidden": [-1]}, r"hidden must be a non-empty list of positive integers, got \[-1\]"),
         ({"hidden": []}, r"hidden must be a non-empty list"),
         ({"hidden": "8,8"}, r"hidden must be a non-empty list"),
+        ({"endgame_hidden": []}, r"endgame_hidden must be a non-empty list"),
+        ({"endgame_hidden": [0]}, r"endgame_hidden must be a non-empty list"),
         ({"num_players": "2"}, r"num_players must be a positive integer, got '2'"),
         ({"observation_size": True}, r"observation_size must be a positive integer"),
         ({"game": "chess"}, r"game must be one of \['hunger_show', 'hungry'\]"),

@@ -6,6 +6,8 @@ import json
 import numpy as np
 import pytest
 import torch
+from safetensors import safe_open
+from safetensors.torch import load_file, save_file
 
 from hunger_rl.engines.hungry.engine import HAND_SIZE, NUM_ACTIONS, TOTAL_PLAYS, action_resort
 from hunger_rl.engines.hungry.observation import observation_layout
@@ -13,12 +15,15 @@ from hunger_rl.engines.hungry.view import HungryView
 from hunger_rl.policies.hungry import RESORT_CARDS
 from hunger_rl.policies.hungry_batched import forecast_values_of_observations
 from hunger_rl.policies.learned import (
+    FORMAT,
+    METADATA_KEY,
     PolicyMetadata,
     build_network,
     load_policy,
     save_policy,
 )
 from hunger_rl.policies.models.encoders import make_encoder
+from hunger_rl.policies.models.hungry_endgame import DEFAULT_HIDDEN, INPUT_SIZE
 from hunger_rl.policies.models.networks import action_logits
 from hunger_rl.training.config import config_from_dict
 from hunger_rl.training.endgame import (
@@ -33,10 +38,11 @@ from hunger_rl.training.train import train
 ENDGAME = {"positions": 160, "deals": 2, "epochs": 1, "workers": 1}
 
 
-def scorer_with_head(players=2, hidden=(32, 32)):
+def scorer_with_head(players=2, hidden=(32, 32), endgame_hidden=DEFAULT_HIDDEN):
     encoder = make_encoder("hungry", players)
     metadata = PolicyMetadata("hungry", players, encoder.size, NUM_ACTIONS, list(hidden), "tanh",
-                              features=True, action_scorer=True, endgame_head=True)
+                              features=True, action_scorer=True, endgame_head=True,
+                              endgame_hidden=list(endgame_hidden))
     return build_network(metadata), metadata, encoder
 
 
@@ -149,6 +155,32 @@ def test_each_row_runs_only_the_head_it_takes_and_scores_as_both_would():
                                        atol=1e-5)
 
 
+@pytest.mark.parametrize("endgame_hidden", [DEFAULT_HIDDEN, (24, 12, 6)])
+def test_legal_scores_are_the_heads_scores_of_the_legal_plays(endgame_hidden):
+    """The fit's pass over the legal plays alone gives the full pass's scores there (and their
+    gradients), 0 on the illegal plays."""
+    positions = endgame_positions(2, 64, seed=4)
+    network, _, encoder = scorer_with_head(endgame_hidden=endgame_hidden)
+    head = network.mlp_extractor.endgame
+    with torch.no_grad():
+        for parameter in head.parameters():
+            parameter.add_(0.1 * torch.randn_like(parameter))
+    features = torch.as_tensor(encoder.batch(positions.observations))
+    legal = torch.as_tensor(positions.masks)
+    gradients = []
+    for scores in (head(features), head.legal_scores(features)):
+        head.zero_grad()
+        (scores * legal).square().sum().backward()
+        gradients.append([p.grad.clone() for p in head.parameters()])
+        if len(gradients) == 1:
+            full = scores.detach()
+    packed = scores.detach()
+    np.testing.assert_allclose(packed[legal], full[legal], rtol=0, atol=1e-5)
+    assert (packed[~legal] == 0).all() and (full[~legal] != 0).any()
+    for dense, sparse in zip(*gradients, strict=True):
+        np.testing.assert_allclose(sparse, dense, rtol=1e-4, atol=1e-5)
+
+
 def test_encoded_positions_match_the_encoder_whatever_the_workers():
     observations, _ = game_positions(2, 200, seed=2)
     one = encode_positions(2, observations, None, workers=1, progress=False)
@@ -229,15 +261,78 @@ def test_policy_file_keeps_the_head(tmp_path):
         action_logits(network, torch.as_tensor(encoder.batch(positions.observations))).numpy())
 
 
+def test_policy_file_keeps_a_head_of_other_widths_and_depth(tmp_path):
+    widths = [24, 12, 6]
+    network, metadata, encoder = scorer_with_head(hidden=(16,), endgame_hidden=widths)
+    with torch.no_grad():
+        for parameter in network.mlp_extractor.endgame.parameters():
+            parameter.normal_()
+    path = save_policy(tmp_path / "policy.safetensors", network, metadata)
+    loaded = load_policy(path, "hungry", 2)
+    assert loaded.metadata.endgame_hidden == widths
+    head = loaded.network.mlp_extractor.endgame
+    assert [tuple(layer.weight.shape) for layer in head.per_play[::2]] == [
+        (24, INPUT_SIZE), (12, 24), (6, 12)]
+    assert tuple(head.context.weight.shape) == (6, 6)
+    assert [tuple(layer.weight.shape) for layer in head.score[::2]] == [(6, 12), (1, 6)]
+    positions = endgame_positions(2, 32, seed=8)
+    np.testing.assert_array_equal(
+        loaded.logits(list(positions.observations)),
+        action_logits(network, torch.as_tensor(encoder.batch(positions.observations))).numpy())
+    # Widths the file's tensors do not have are refused before a network is built.
+    for other, message in (([128, 128, 128], r"endgame_hidden \[128, 128, 128\] makes "
+                            r"mlp_extractor.endgame.per_play.0.weight of shape \(128, 31\); "
+                            r"the file's is \(24, 31\)"),
+                           ([24, 12], r"endgame_hidden \[24, 12\] has 2 layers, the file has "
+                            r"more \(mlp_extractor.endgame.per_play.4.weight\)"),
+                           ([24, 12, 6, 6], r"per_play.6.weight of shape \(6, 6\); the file's "
+                            r"is None")):
+        with pytest.raises(ValueError, match=message):
+            load_policy(with_metadata(path, tmp_path / "bad.safetensors",
+                                      {"endgame_hidden": other}), "hungry", 2)
+
+
+def test_a_file_from_before_the_width_setting_loads_with_the_default_head(tmp_path):
+    """Files written before ``endgame_hidden`` existed (the shipped agents') have no such key:
+    they load with the head they were written with, 128 wide and two layers deep."""
+    network, metadata, encoder = scorer_with_head(hidden=(16,))
+    path = save_policy(tmp_path / "policy.safetensors", network, metadata)
+    old = with_metadata(path, tmp_path / "old.safetensors", drop="endgame_hidden")
+    with safe_open(str(old), framework="pt") as handle:
+        assert "endgame_hidden" not in json.loads(handle.metadata()[METADATA_KEY])
+    loaded = load_policy(old, "hungry", 2)
+    assert loaded.metadata.endgame_hidden == [128, 128]
+    assert tuple(loaded.network.mlp_extractor.endgame.per_play[0].weight.shape) == (
+        128, INPUT_SIZE)
+    positions = endgame_positions(2, 32, seed=8)
+    np.testing.assert_array_equal(
+        loaded.logits(list(positions.observations)),
+        action_logits(network, torch.as_tensor(encoder.batch(positions.observations))).numpy())
+
+
+def with_metadata(source, target, changes=None, drop=None):
+    """A copy of a policy file with some metadata fields changed or one dropped."""
+    with safe_open(str(source), framework="pt") as handle:
+        fields = json.loads(handle.metadata()[METADATA_KEY])
+    fields.update(changes or {})
+    fields.pop(drop, None)
+    save_file(load_file(str(source)), str(target),
+              metadata={"format": FORMAT, METADATA_KEY: json.dumps(fields)})
+    return target
+
+
 def test_tiny_run_with_the_endgame_fit_reports_it(tmp_path, tiny_scorer_config):
     config = {**tiny_scorer_config, "endgame": ENDGAME,
-              "network": {**tiny_scorer_config["network"], "endgame_head": True}}
+              "network": {**tiny_scorer_config["network"], "endgame_head": True,
+                          "endgame_hidden": [16, 16, 16]}}
     train(config_from_dict({**config, "out": str(tmp_path)}), progress=False)
     report = json.loads((tmp_path / "endgame.json").read_text())
     assert report["positions"] == 160 - 16 and report["deals"] == 2
     assert report["best_epoch"] == 0 and len(report["held_out_regrets"]) == 1
     assert 0.0 <= report["forecast_regret"] <= 1.0
-    assert load_policy(tmp_path / "policy.safetensors", "hungry", 2).metadata.endgame_head
+    loaded = load_policy(tmp_path / "policy.safetensors", "hungry", 2)
+    assert loaded.metadata.endgame_head and loaded.metadata.endgame_hidden == [16, 16, 16]
+    assert len(loaded.network.mlp_extractor.endgame.per_play) == 6
 
 
 def test_endgame_config_rules(tiny_scorer_config):
@@ -253,4 +348,11 @@ def test_endgame_config_rules(tiny_scorer_config):
         config_from_dict({**with_head, "endgame": {**ENDGAME, "deals": 0}})
     with pytest.raises(ValueError, match="endgame.playout_opponent must be one of"):
         config_from_dict({**with_head, "endgame": {**ENDGAME, "playout_opponent": "greedy"}})
+    with pytest.raises(ValueError, match="endgame_hidden sizes the endgame head: set "
+                       "network.endgame_head: true"):
+        config_from_dict({**tiny_scorer_config, "network": {
+            **tiny_scorer_config["network"], "endgame_hidden": [64]}})
+    with pytest.raises(ValueError, match="network.endgame_hidden must be"):
+        config_from_dict({**with_head, "network": {**with_head["network"],
+                                                   "endgame_hidden": []}})
     assert config_from_dict(with_head).endgame.positions == 0

@@ -11,7 +11,8 @@ play's resort and for the other resort its card could go to: the observer's tour
 most any other seat has, how many of the observer's cards and of the unseen cards fit it,
 whether the observer has it safe or out of reach, its points, plus the play's forecast value,
 that of the card's other play, and the copies in hand. A mean over the legal plays' hidden
-vectors gives every score the context of the others. All inputs are recomputed here, in torch,
+vectors gives every score the context of the others. The per-play layers' widths are the
+policy's ``endgame_hidden``. All inputs are recomputed here, in torch,
 from the encoded observation (``encoders.HungryEncoder``), so the head adds nothing to
 the encoding and a policy file needs nothing beyond its weights.
 
@@ -19,6 +20,8 @@ the encoding and a policy file needs nothing beyond its weights.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -38,16 +41,18 @@ PER_RESORT = 13
 INPUT_SIZE = 2 * PER_RESORT + 5
 # Inputs are counts of a few cards; this brings them near unit size.
 INPUT_SCALE = 5.0
+# Widths of the per-play layers (``network.endgame_hidden``); the context and the score layers
+# take the last. A policy file that does not name them has these.
+DEFAULT_HIDDEN = (128, 128)
 
 
 class EndgameHead(torch.nn.Module):
     """Scores of all plays from encoded observations (module docstring), and which rows are
     past the last draw."""
 
-    HIDDEN = 128
-
     def __init__(self, num_players: int, observation_scale: np.ndarray,
-                 action_features: tuple[int, int], action_feature_size: int):
+                 action_features: tuple[int, int], action_feature_size: int,
+                 hidden: Sequence[int] = DEFAULT_HIDDEN):
         super().__init__()
         layout = observation_layout(num_players)
         self.num_players = num_players
@@ -67,13 +72,15 @@ class EndgameHead(torch.nn.Module):
             self.register_buffer(name, torch.as_tensor(value), persistent=False)
         self.register_buffer("points", torch.as_tensor(FIRST_POINTS, dtype=torch.float32),
                              persistent=False)
-        hidden = self.HIDDEN
-        self.per_play = torch.nn.Sequential(
-            torch.nn.Linear(INPUT_SIZE, hidden), torch.nn.ReLU(),
-            torch.nn.Linear(hidden, hidden), torch.nn.ReLU())
-        self.context = torch.nn.Linear(hidden, hidden)
+        layers: list[torch.nn.Module] = []
+        width = INPUT_SIZE
+        for size in hidden:
+            layers += [torch.nn.Linear(width, size), torch.nn.ReLU()]
+            width = size
+        self.per_play = torch.nn.Sequential(*layers)
+        self.context = torch.nn.Linear(width, width)
         self.score = torch.nn.Sequential(
-            torch.nn.Linear(2 * hidden, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1))
+            torch.nn.Linear(2 * width, width), torch.nn.ReLU(), torch.nn.Linear(width, 1))
 
     def deck_empty(self, features: torch.Tensor) -> torch.Tensor:
         """(B, 1) True where the deck is empty."""
@@ -114,3 +121,15 @@ class EndgameHead(torch.nn.Module):
         pooled = (hidden * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1.0)
         context = self.context(pooled)[:, None, :].expand_as(hidden)
         return self.score(torch.cat((hidden, context), dim=2))[:, :, 0]
+
+    def legal_scores(self, features: torch.Tensor) -> torch.Tensor:
+        """(B, 50) the scores of the legal plays, as :meth:`forward` gives them up to rounding,
+        computed for those plays alone (about 8 of the 50 after the last draw, so the fit's
+        passes cost a sixth); 0 for the illegal ones."""
+        inputs, legal = self.play_inputs(features)
+        rows, plays = legal.nonzero(as_tuple=True)
+        hidden = self.per_play(inputs[rows, plays])
+        pooled = hidden.new_zeros(len(features), hidden.shape[1]).index_add_(0, rows, hidden)
+        pooled = pooled / legal.sum(dim=1, keepdim=True).clamp(min=1).to(hidden.dtype)
+        played = self.score(torch.cat((hidden, self.context(pooled)[rows]), dim=1))[:, 0]
+        return played.new_zeros(legal.shape).index_put((rows, plays), played)

@@ -6,25 +6,27 @@ Inference (``policies.learned``) and training build them through :func:`policy_c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import MlpExtractor
 
-from hunger_rl.policies.models.hungry_endgame import EndgameHead
+from hunger_rl.policies.models.hungry_endgame import DEFAULT_HIDDEN, EndgameHead
 
 ACTIVATION_FUNCTIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 
 
 def policy_class_and_kwargs(action_scorer: bool, encoder: Any, endgame_head: bool = False,
-                            critic_state_size: int = 0,
-                            rule_prior: float = 0.0) -> tuple[type, dict[str, Any]]:
+                            critic_state_size: int = 0, rule_prior: float = 0.0,
+                            endgame_hidden: Sequence[int] = DEFAULT_HIDDEN,
+                            ) -> tuple[type, dict[str, Any]]:
     """The network class for a policy (with or without the action scorer and its endgame head,
-    or a privileged critic reading ``critic_state_size`` numbers of state after the encoded
-    observation; an action scorer over a full-decision encoding is a
-    :class:`FullDecisionPolicy` with ``rule_prior``) and the arguments it needs beyond SB3's
-    own."""
+    whose per-play layers have the widths ``endgame_hidden``, or a privileged critic reading
+    ``critic_state_size`` numbers of state after the encoded observation; an action scorer over
+    a full-decision encoding is a :class:`FullDecisionPolicy` with ``rule_prior``) and the
+    arguments it needs beyond SB3's own."""
     if endgame_head and not action_scorer:
         raise ValueError("an endgame head belongs to an action scorer")
     full_decisions = getattr(encoder, "full_decisions", False)
@@ -57,7 +59,8 @@ def policy_class_and_kwargs(action_scorer: bool, encoder: Any, endgame_head: boo
             "rule_prior": rule_prior}
     if endgame_head:
         kwargs["endgame"] = {"num_players": encoder.num_players,
-                             "observation_scale": encoder.observation_scale}
+                             "observation_scale": encoder.observation_scale,
+                             "hidden": tuple(endgame_hidden)}
     return ActionScorerPolicy, kwargs
 
 
@@ -93,7 +96,7 @@ class ActionScorerExtractor(torch.nn.Module):
         self.latent_dim_vf = self.mlp.latent_dim_vf
         self.endgame = None if endgame is None else EndgameHead(
             endgame["num_players"], endgame["observation_scale"], action_features,
-            action_feature_size)
+            action_feature_size, endgame["hidden"])
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)
