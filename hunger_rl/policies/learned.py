@@ -350,21 +350,12 @@ def _check_tensor_shapes(metadata: PolicyMetadata,
         prefix = "mlp_extractor.mlp." if metadata.action_scorer else "mlp_extractor."
     for net, inputs in mlps:
         net_prefix = "mlp_extractor." if net == "decisions" else prefix
-        for layer, width in enumerate(metadata.hidden):
-            expected[f"{net_prefix}{net}.{2 * layer}.weight"] = (width, inputs)
-            inputs = width
-        beyond = f"{net_prefix}{net}.{2 * len(metadata.hidden)}.weight"
-        if beyond in tensors:
-            raise ValueError(f"hidden {metadata.hidden} has {len(metadata.hidden)} layers, "
-                             f"the file has more ({beyond})")
-    for name, shape in expected.items():
-        found = tensors.get(name, (None, None))[0]
-        if found != shape:
-            raise ValueError(
-                f"observation_size {metadata.observation_size}, critic_state_size "
-                f"{metadata.critic_state_size}, hidden {_short(metadata.hidden)} and "
-                f"num_actions {metadata.num_actions} make {name} of shape {shape}; the file's "
-                f"is {found}")
+        _expect_layers(expected, tensors, f"{net_prefix}{net}.", metadata.hidden, inputs,
+                       f"hidden {metadata.hidden}")
+    _check_shapes(expected, tensors,
+                  f"observation_size {metadata.observation_size}, critic_state_size "
+                  f"{metadata.critic_state_size}, hidden {_short(metadata.hidden)} and "
+                  f"num_actions {metadata.num_actions} make")
     if metadata.endgame_head:
         _check_endgame_shapes(metadata.endgame_hidden, tensors)
     others = sorted({dtype for _, dtype in tensors.values()} - {WEIGHT_DTYPE})
@@ -377,20 +368,36 @@ def _check_endgame_shapes(widths: list[int],
     """The endgame head's per-play layers, from the play inputs whose size the game fixes,
     have the ``endgame_hidden`` widths, and so does its context layer."""
     head = "mlp_extractor.endgame."
-    expected, inputs = {}, ENDGAME_INPUT_SIZE
+    expected: dict[str, tuple[int, ...]] = {}
+    last = _expect_layers(expected, tensors, f"{head}per_play.", widths, ENDGAME_INPUT_SIZE,
+                          f"endgame_hidden {_short(widths)}")
+    expected[f"{head}context.weight"] = (last, last)
+    _check_shapes(expected, tensors, f"endgame_hidden {_short(widths)} makes")
+
+
+def _expect_layers(expected: dict[str, tuple[int, ...]],
+                   tensors: Mapping[str, tuple[tuple[int, ...], str]], prefix: str,
+                   widths: list[int], inputs: int, named: str) -> int:
+    """Adds to ``expected`` the weight shapes of the linear layers ``prefix``0, 2, ... of
+    ``widths`` fed ``inputs`` (activations sit between them), refuses a file with one layer
+    more, and returns the last width."""
     for layer, width in enumerate(widths):
-        expected[f"{head}per_play.{2 * layer}.weight"] = (width, inputs)
+        expected[f"{prefix}{2 * layer}.weight"] = (width, inputs)
         inputs = width
-    expected[f"{head}context.weight"] = (inputs, inputs)
-    beyond = f"{head}per_play.{2 * len(widths)}.weight"
+    beyond = f"{prefix}{2 * len(widths)}.weight"
     if beyond in tensors:
-        raise ValueError(f"endgame_hidden {_short(widths)} has {len(widths)} layers, the file "
-                         f"has more ({beyond})")
+        raise ValueError(f"{named} has {len(widths)} layers, the file has more ({beyond})")
+    return inputs
+
+
+def _check_shapes(expected: dict[str, tuple[int, ...]],
+                  tensors: Mapping[str, tuple[tuple[int, ...], str]], made_by: str) -> None:
+    """Every expected tensor is in the file with its shape, else an error naming what made the
+    expectation."""
     for name, shape in expected.items():
         found = tensors.get(name, (None, None))[0]
         if found != shape:
-            raise ValueError(f"endgame_hidden {_short(widths)} makes {name} of shape {shape}; "
-                             f"the file's is {found}")
+            raise ValueError(f"{made_by} {name} of shape {shape}; the file's is {found}")
 
 
 def read_weights(path: str | Path) -> dict[str, torch.Tensor]:
