@@ -53,8 +53,6 @@ class ScriptedPolicy:
         if self.count_keyword is None:
             return policy_class()
         budget = self.budget(spec, argument)
-        if self.plays_keyword not in budget:
-            return policy_class(**budget)
         try:
             return policy_class(**budget)
         except ValueError as error:
