@@ -232,10 +232,12 @@ class ScaledGroupsPPO(MaskablePPO):
             group["lr"] *= group.get("lr_scale", 1.0)
 
     def train(self) -> None:
-        # Frozen parameters get no gradient, and Adam leaves a parameter without one as it is.
-        warming_up = self.num_timesteps <= self.critic_warmup_steps
-        for parameter in logit_parameters(self.policy):
-            parameter.requires_grad_(not warming_up)
+        if self.critic_warmup_steps:
+            # Frozen parameters get no gradient, and Adam leaves a parameter without one as it
+            # is.
+            warming_up = self.num_timesteps <= self.critic_warmup_steps
+            for parameter in logit_parameters(self.policy):
+                parameter.requires_grad_(not warming_up)
         super().train()
 
 
