@@ -186,9 +186,12 @@ def _guided_search(spec: str, argument: str, game: str, num_players: int) -> Pol
         return _guided_smmcts(spec, argument, num_players)
     simulations, _, rest = argument.partition(":")
     search = POLICY_TABLES["hungry"]["search"]
-    word, _, after_word = rest.partition(":")
+    word, colon, after_word = rest.partition(":")
     beliefs = word == search.policy_class(spec).BELIEFS
     if beliefs:
+        if colon and not after_word:
+            raise ValueError(f"in {spec!r}, a network's policy spec must follow "
+                             f"search:N:{word}: (or drop the last ':')")
         rest = after_word
     if not simulations:
         raise ValueError(f"in {spec!r}, the number of playouts N must come before "

@@ -197,3 +197,5 @@ def test_belief_spec():
     assert make_policy("search:7200plays", "hungry", 4).record is None
     with pytest.raises(ValueError, match="the number of playouts N must come before 'beliefs'"):
         make_policy("search::beliefs", "hungry", 4)
+    with pytest.raises(ValueError, match="a network's policy spec must follow search:N:beliefs:"):
+        make_policy("search:200:beliefs:", "hungry", 4)
