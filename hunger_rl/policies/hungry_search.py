@@ -175,9 +175,11 @@ class SearchHungryPolicy(Policy):
     # ``search:N:beliefs``: belief-weighted deals.
     BELIEFS = "beliefs"
     # Belief-weighted deals: how many uniform deals are weighted each move, and the softmax
-    # temperature (in points of the expert's values) of the opponents' modelled choices.
+    # temperature (in points of the expert's values) of the opponents' modelled choices, the
+    # best of 0.1, 0.3 and 1 against three experts (docs/experiments.md, "What better beliefs
+    # would buy the 4-player search").
     BELIEF_POOL = 256
-    BELIEF_TEMPERATURE = 1.0
+    BELIEF_TEMPERATURE = 0.3
 
     def __init__(self, simulations: int | None = None, guide: SearchGuide | None = None,
                  cutoff: int | None = None, explore: bool = False, plays: int | None = None,
