@@ -34,6 +34,7 @@ COMPILED_MODULES = (
     "hunger_rl/engines/hungry/batched.py",
     "hunger_rl/policies/hunger_show_batched.py",
     "hunger_rl/policies/hungry_batched.py",
+    "hunger_rl/policies/hungry_beliefs.py",
     "hunger_rl/policies/hungry_search.py",
     "hunger_rl/training/batched_learner.py",
 )
@@ -97,6 +98,7 @@ def hungry() -> None:
         BatchedPolicy,
         forecast_values_of_observations,
     )
+    from hunger_rl.policies.hungry_beliefs import Decision, PlayRecord, deal_log_likelihoods
     from hunger_rl.policies.hungry_search import (
         _observe_seat_zero,
         load_deals,
@@ -120,6 +122,9 @@ def hungry() -> None:
     playout_win_shares(view, candidates, 1, np.random.default_rng(0))
     rows = load_deals(view, 1, np.random.default_rng(0))
     _observe_seat_zero(rows, np.zeros(1, np.int64), 2, np.zeros_like(outputs.observations[:1]))
+    record = PlayRecord()
+    record.decisions.append(Decision(1, int(candidates[0]), view.placed))
+    deal_log_likelihoods(rows, record, view, 1.0)
 
 
 def show_players() -> None:

@@ -44,6 +44,16 @@ same move. ``explore`` (expert iteration's games) adds Gumbel noise to the logit
 :attr:`SearchHungryPolicy.last_search` keeps the statistics of the last move, from which
 :meth:`SearchStatistics.improved_policy` gives the training target.
 
+``search:N:beliefs`` (:class:`SearchHungryPolicy` with ``beliefs=True``; also with a budget of
+plays or a guide, ``search:Bplays:beliefs:SPEC``) deals by belief instead of uniformly once an
+opponent has played with the deck empty: each move weighs ``BELIEF_POOL`` uniform deals by the
+likelihood of the opponents' plays since the deck emptied under a softmax of the expert's play
+values (:mod:`hunger_rl.policies.hungry_beliefs`), and every round of the search resamples its
+deals from them by weight. The policy records those plays from its successive views, so it must
+see each of its moves of a game (``reset`` between games; a view that does not follow from the
+last starts the record again). Before any such play, and without ``beliefs``, the search is the
+same, draw for draw.
+
 The playouts run on the batched engine's rules (:mod:`hunger_rl.engines.hungry.batched`): every
 (deal, candidate) pair is one row in that engine's layout, loaded here from the view, and played
 to the end in compiled code.
@@ -96,6 +106,7 @@ from hunger_rl.policies.hungry_batched import (
     forecast_scratch,
     policy_action,
 )
+from hunger_rl.policies.hungry_beliefs import PlayRecord, belief_weights, deal_log_likelihoods
 
 
 class SearchGuide(Protocol):
@@ -161,9 +172,18 @@ class SearchHungryPolicy(Policy):
     DEFAULT_SIMULATIONS = 200
     # ``search:Bplays``: a budget of B simulated plays a move.
     PLAYS_SUFFIX = "plays"
+    # ``search:N:beliefs``: belief-weighted deals.
+    BELIEFS = "beliefs"
+    # Belief-weighted deals: how many uniform deals are weighted each move, and the softmax
+    # temperature (in points of the expert's values) of the opponents' modelled choices, the
+    # best of 0.1, 0.3 and 1 against three experts (docs/experiments.md, "What better beliefs
+    # would buy the 4-player search").
+    BELIEF_POOL = 256
+    BELIEF_TEMPERATURE = 0.3
 
     def __init__(self, simulations: int | None = None, guide: SearchGuide | None = None,
-                 cutoff: int | None = None, explore: bool = False, plays: int | None = None):
+                 cutoff: int | None = None, explore: bool = False, plays: int | None = None,
+                 beliefs: bool = False):
         if plays is None:
             simulations = self.DEFAULT_SIMULATIONS if simulations is None else simulations
             if simulations < 1:
@@ -185,10 +205,16 @@ class SearchHungryPolicy(Policy):
         self.guide = guide
         self.cutoff = cutoff
         self.explore = explore
+        # The opponents' plays since the deck emptied, for belief-weighted deals (None: off).
+        self.record = PlayRecord() if beliefs else None
         self.last_search: SearchStatistics | None = None
         budget = f"{simulations}" if plays is None else f"{plays}{self.PLAYS_SUFFIX}"
-        self.name = f"search:{budget}" + (
+        self.name = f"search:{budget}" + (f":{self.BELIEFS}" if beliefs else "") + (
             "" if guide is None else f"{'' if cutoff is None else f':{cutoff}'}:{guide.name}")
+
+    def reset(self) -> None:
+        if self.record is not None:
+            self.record.reset()
 
     def playouts(self, view: HungryView) -> int:
         """The playouts of a move from ``view``: ``simulations``, or the budget of plays over
@@ -198,8 +224,17 @@ class SearchHungryPolicy(Policy):
         return self.plays // (TOTAL_PLAYS - view.num_plays)
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
-        actions = legal_actions(observation)
         view = view_of(observation, view)
+        if self.record is None:
+            return self._search(observation, rng, view)
+        self.record.observe(view)
+        action = self._search(observation, rng, view)
+        self.record.own_play(view, action)
+        return action
+
+    def _search(self, observation: Observation, rng: np.random.Generator,
+                view: HungryView) -> int:
+        actions = legal_actions(observation)
         values = Outlook(
             view,
             ExpertHungryPolicy.OWN_DESTINATION_CHANCE,
@@ -218,6 +253,7 @@ class SearchHungryPolicy(Policy):
         alive = np.arange(candidates.size)
         rounds = math.ceil(math.log2(candidates.size)) if candidates.size > 1 else 0
         budget = simulations
+        pool = self._belief_pool(view, rng) if rounds else None
         for round_index in range(rounds):
             # What is left, split evenly over the remaining rounds; the search stops early when
             # what is left cannot give every surviving candidate a deal (never more than N).
@@ -226,8 +262,9 @@ class SearchHungryPolicy(Policy):
                 if budget < alive.size:
                     break
                 deals = 1
+            rows = None if pool is None else pool[0][rng.choice(pool[1].size, deals, p=pool[1])]
             shares = playout_win_shares(view, candidates[alive], deals, rng, self.guide,
-                                        self.cutoff)
+                                        self.cutoff, rows=rows)
             budget -= shares.size
             totals[alive] += shares.sum(axis=0)
             counts[alive] += deals
@@ -247,6 +284,18 @@ class SearchHungryPolicy(Policy):
             return int(candidates[0])
         scores = _scores(ranks[alive], totals[alive], counts[alive], counts.max())
         return int(candidates[alive[int(np.argmax(scores))]])
+
+    def _belief_pool(self, view: HungryView,
+                     rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray] | None:
+        """With beliefs and opponents' plays seen since the deck emptied: BELIEF_POOL uniform
+        deals and their weights (the likelihood of those plays), from which each round of the
+        search resamples its deals; else None (uniform deals)."""
+        if self.record is None or not self.record.decisions:
+            return None
+        rows = load_deals(view, self.BELIEF_POOL, rng)
+        weights = belief_weights(deal_log_likelihoods(rows, self.record, view,
+                                                      self.BELIEF_TEMPERATURE))
+        return rows, weights
 
     def _centred_logits(self, observation: Observation, actions: np.ndarray) -> np.ndarray:
         """The guide's logits of the legal plays less their maximum (so the best is exactly 0);
@@ -272,18 +321,23 @@ _FORECAST_CODE = POLICY_CODES["forecast"]
 def playout_win_shares(
     view: HungryView, candidates: np.ndarray, deals: int, rng: np.random.Generator,
     guide: SearchGuide | None = None, cutoff: int | None = None, opponent: str = "forecast",
+    rows: np.ndarray | None = None,
 ) -> np.ndarray:
     """``shares[d, c]``: the observer's win share after candidate c in sampled deal d; with a
     ``cutoff``, the ``guide``'s estimate of it once ``cutoff`` plays followed the candidate and
     the observer is to move (the real share where the game ended first). The observer's seat
     plays the forecast after the candidate, the other seats the ``opponent``
-    (``PLAYOUT_OPPONENTS``).
+    (``PLAYOUT_OPPONENTS``). The deals are ``rows`` (``deals`` rows of :func:`load_deals`'s
+    layout, which are played on) when given, else ``deals`` fresh uniform ones.
 
     Every candidate sees the same deals and the same playout random streams.
     """
     if opponent not in PLAYOUT_OPPONENTS:
         raise ValueError(f"playout opponent must be one of {PLAYOUT_OPPONENTS}, got {opponent!r}")
-    rows = load_deals(view, deals, rng)
+    if rows is None:
+        rows = load_deals(view, deals, rng)
+    elif rows.shape[0] != deals:
+        raise ValueError(f"{deals} deals asked for, {rows.shape[0]} rows given")
     games = np.repeat(rows, candidates.size, axis=0)
     actions = np.tile(candidates.astype(np.int64), deals)
     streams = np.repeat(rng.integers(0, 2**63, size=deals, dtype=np.int64), candidates.size)

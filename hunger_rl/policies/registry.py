@@ -2,20 +2,20 @@
 
 ``random``, ``greedy``, ``expert``; for Hungry also ``forecast`` (the expert's valuation,
 approximated and compiled), ``search`` or ``search:N`` (determinized Monte Carlo search with N
-playouts per move, 200 by default), ``search:Bplays`` (the same search with a budget of B
-simulated plays per move: B // L playouts when L plays are left in the game), ``search:N:SPEC``
-(the same search guided by the network of the policy spec SPEC: a trained checkpoint or
-``pretrained:NAME``; ``search:Bplays:SPEC`` likewise) and ``search:N:D:SPEC`` (also using that
-network's value once D plays followed each candidate); for HUNGER: The Show also
-``crowd`` (the argmax of the crowd values, the expert's valuation with one round of replies);
-for both ``ismcts`` or
-``ismcts:N`` (OpenSpiel's information-set MCTS, N simulations per move, 100 by default; the
-``openspiel`` extra); for HUNGER also ``smmcts`` or ``smmcts:N`` (simultaneous-move MCTS,
-decoupled UCT over the day's joint picks, N simulations per move, 100 by default) and
+playouts per move, 200 by default), ``search:Bplays`` (the same search with a budget of B simulated
+plays per move: B // L playouts when L plays are left in the game), ``search:N:SPEC`` (the same
+search guided by the network of the policy spec SPEC: a trained checkpoint or ``pretrained:NAME``;
+``search:Bplays:SPEC`` likewise) and ``search:N:D:SPEC`` (also using that network's value once D
+plays followed each candidate), ``search:N:beliefs`` (deals weighted by the opponents' plays since
+the deck emptied; ``search:N:beliefs:SPEC`` with a network); for HUNGER: The Show also ``crowd``
+(the argmax of the crowd values, the expert's valuation with one round of replies); for both
+``ismcts`` or ``ismcts:N`` (OpenSpiel's information-set MCTS, N simulations per move, 100 by
+default; the ``openspiel`` extra); for HUNGER also ``smmcts`` or ``smmcts:N`` (simultaneous-move
+MCTS, decoupled UCT over the day's joint picks, N simulations per move, 100 by default) and
 ``smmcts:N:SPEC`` (the same search, SPEC's network biasing the searcher's own picks);
-``pretrained:NAME``, a trained agent shipped with the package (``policies.pretrained``; some
-search at play time, and ``pretrained:NAME:network`` is the network alone); or the path of a
-trained checkpoint.
+``pretrained:NAME``, a trained agent shipped with the package (``policies.pretrained``; some search
+at play time, and ``pretrained:NAME:network`` is the network alone); or the path of a trained
+checkpoint.
 """
 
 from __future__ import annotations
@@ -163,7 +163,10 @@ def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
                   "checkpoint or pretrained:NAME): its logits choose and weigh the candidates; "
                   "N may be Bplays"),
                  ("search:N:D:SPEC", "the same, and the network's value once D plays "
-                  "followed a candidate (a network trained by expert iteration)")]
+                  "followed a candidate (a network trained by expert iteration)"),
+                 ("search:N:beliefs", "the search dealing the hidden cards by how well they "
+                  "explain the opponents' plays since the deck emptied; N may be Bplays, and "
+                  "a network may follow (search:N:beliefs:SPEC)")]
     if game == "hunger_show":
         rows.append(("smmcts:N:SPEC", "the search with the trained network SPEC (a checkpoint "
                      "or pretrained:NAME) as the prior of its own picks"))
@@ -182,16 +185,26 @@ def _guided_search(spec: str, argument: str, game: str, num_players: int) -> Pol
     if game == "hunger_show":
         return _guided_smmcts(spec, argument, num_players)
     simulations, _, rest = argument.partition(":")
+    search = POLICY_TABLES["hungry"]["search"]
+    word, colon, after_word = rest.partition(":")
+    beliefs = word == search.policy_class(spec).BELIEFS
+    if beliefs:
+        if colon and not after_word:
+            raise ValueError(f"in {spec!r}, a network's policy spec must follow "
+                             f"search:N:{word}: (or drop the last ':')")
+        rest = after_word
+    if not simulations:
+        raise ValueError(f"in {spec!r}, the number of playouts N must come before "
+                         f"{'the network' if rest else word!r}")
+    budget = search.budget(spec, simulations)
+    if beliefs and not rest:
+        return _scripted_search(spec, search, budget, beliefs=True)
     cutoff, _, guide_spec = rest.partition(":")
     if not (cutoff.isdigit() and guide_spec):
         cutoff, guide_spec = None, rest
     if not guide_spec:
         raise ValueError(f"in {spec!r}, a network's policy spec must follow search:N: "
                          "(search:N:SPEC or search:N:D:SPEC)")
-    if not simulations:
-        raise ValueError(f"in {spec!r}, the number of playouts N must come before the network")
-    search = POLICY_TABLES["hungry"]["search"]
-    budget = search.budget(spec, simulations)
     from hunger_rl.policies.pretrained import NETWORK, PREFIX
 
     # A shipped agent that searches (pretrained:NAME) guides by its network: a search is no prior.
@@ -209,9 +222,15 @@ def _guided_search(spec: str, argument: str, game: str, num_players: int) -> Pol
         raise ValueError(f"in {spec!r}, the cut-off {cutoff} needs a network whose value head "
                          f"was fitted to win shares (expert iteration fits one); {guide_spec!r} "
                          f"has none: use search:{simulations}:{guide_spec}")
+    return _scripted_search(spec, search, budget, beliefs=beliefs, guide=guide,
+                            cutoff=None if cutoff is None else int(cutoff))
+
+
+def _scripted_search(spec: str, search: ScriptedPolicy, budget: dict[str, int],
+                     **options) -> Policy:
+    """Hungry's search with ``budget`` and ``options``; its errors name ``spec``."""
     try:
-        return search.policy_class(spec)(guide=guide,
-                                         cutoff=None if cutoff is None else int(cutoff), **budget)
+        return search.policy_class(spec)(**budget, **options)
     except ValueError as error:
         raise ValueError(f"in {spec!r}, {error}") from error
 

@@ -1,0 +1,188 @@
+"""Beliefs about the other hands of Hungry, from the plays made since the deck emptied.
+
+Once the deck is empty nobody draws, so the hand a player held at any of its decisions since
+then is its hand now plus the cards it has played since. A sampled deal (the other seats' hands
+now) therefore fixes each opponent's hand at each of those decisions, and with it how likely
+the play it made there was under a model of its choices: here a softmax over the expert's play
+values (``policies.hungry_batched.expert_values``, what the expert itself maximises) at a
+``temperature`` in the values' units (points). A deal's weight is the product of these
+likelihoods over the opponents' deck-empty decisions, so deals whose hands explain the plays
+seen count for more: :func:`deal_log_likelihoods` computes its logarithm for a batch of deals,
+and the search resamples its deals by these weights (``SearchHungryPolicy(beliefs=True)``).
+
+The order of the plays is not in the observation (it counts the cards each seat placed), but the
+searcher sees the table at each of its moves, and between two of its moves every other seat
+plays exactly once, in seat order: :class:`PlayRecord` reads each opponent's play and the table
+it was made on from two successive views (its own play in between).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from hunger_rl.engines.compiled import jit, jit_allocating
+from hunger_rl.engines.hungry.batched import (
+    COUNTS,
+    CURRENT,
+    HAND_SIZES,
+    HANDS,
+    NUM_PLAYS,
+    PLAYED,
+    RESORT_OF_ACTION,
+    ROW_SIZE,
+)
+from hunger_rl.engines.hungry.engine import NUM_CARD_TYPES, NUM_RESORTS
+from hunger_rl.engines.hungry.view import HungryView
+from hunger_rl.policies.hungry_batched import expert_values, forecast_scratch
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One opponent's play made with the deck empty: its ``seat`` (relative to the searcher), the
+    ``action``, and the table it was made on (``placed`` before the play, relative seats)."""
+
+    seat: int
+    action: int
+    placed: np.ndarray
+
+    @property
+    def num_plays(self) -> int:
+        return int(self.placed.sum())
+
+
+class PlayRecord:
+    """The other seats' plays made with the deck empty, in order, read from the searcher's
+    successive views of one game (:meth:`observe` at each of its moves, :meth:`own_play` with
+    what it played). A view that does not follow from the last one (a new game, or a move the
+    record did not see) starts the record again from that view."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the game: no decisions, no last move."""
+        self.decisions: list[Decision] = []
+        self._placed_after_own: np.ndarray | None = None
+        self._deck_after_own = 0
+
+    def observe(self, view: HungryView) -> None:
+        """Add the plays made since the searcher's last move (one by every other seat, in seat
+        order), those made with the deck empty as decisions."""
+        previous = self._placed_after_own
+        self._placed_after_own = None
+        if previous is None or not self._follows(previous, view):
+            self.decisions = []
+            return
+        placed = previous.copy()
+        for seat in range(1, view.num_players):
+            action = int(np.flatnonzero(view.placed[seat] - previous[seat])[0])
+            # Seat s plays the s-th play after the searcher's, which drew the deck's top card.
+            if self._deck_after_own - (seat - 1) <= 0:
+                self.decisions.append(Decision(seat, action, placed.copy()))
+            placed[seat, action] += 1
+
+    def own_play(self, view: HungryView, action: int) -> None:
+        """The searcher plays ``action`` from ``view`` (and draws while the deck lasts)."""
+        self._placed_after_own = view.placed.copy()
+        self._placed_after_own[0, action] += 1
+        self._deck_after_own = max(view.deck_size - 1, 0)
+
+    @staticmethod
+    def _follows(previous: np.ndarray, view: HungryView) -> bool:
+        """Whether ``view`` is ``previous`` (the table after the searcher's last play) plus one
+        play by every other seat."""
+        if previous.shape != view.placed.shape:
+            return False
+        new = view.placed - previous
+        return bool((new >= 0).all() and new[0].sum() == 0 and (new[1:].sum(axis=1) == 1).all())
+
+    def cards_since(self, view: HungryView) -> np.ndarray:
+        """``since[k, t]``: cards of type t that decision k's seat has played from decision k
+        (its own play included) up to ``view``: its hand then less its hand now."""
+        since = np.zeros((len(self.decisions), NUM_CARD_TYPES), np.int8)
+        for k, decision in enumerate(self.decisions):
+            played = view.placed[decision.seat] - decision.placed[decision.seat]
+            since[k] = played.reshape(NUM_CARD_TYPES, 2).sum(axis=1)
+        return since
+
+    def arrays(self, view: HungryView) -> tuple[np.ndarray, ...]:
+        """The decisions as :func:`deal_log_likelihoods` takes them: seats, actions, resort
+        counts (decision, seat, resort), cards played by anyone (decision, card type), play
+        counts, and :meth:`cards_since`."""
+        seats = np.array([d.seat for d in self.decisions], np.int64)
+        actions = np.array([d.action for d in self.decisions], np.int64)
+        counts = np.zeros((len(self.decisions), view.num_players, NUM_RESORTS), np.int64)
+        played = np.zeros((len(self.decisions), NUM_CARD_TYPES), np.int64)
+        for k, decision in enumerate(self.decisions):
+            np.add.at(counts[k], (slice(None), RESORT_OF_ACTION), decision.placed)
+            played[k] = decision.placed.sum(axis=0).reshape(NUM_CARD_TYPES, 2).sum(axis=1)
+        plays = np.array([d.num_plays for d in self.decisions], np.int64)
+        return seats, actions, counts, played, plays, self.cards_since(view)
+
+
+@jit
+def choice_log_likelihood(values, action, temperature):
+    """log of softmax(values / temperature)[action] over the legal plays (finite values)."""
+    best = -np.inf
+    for a in range(values.size):
+        best = max(best, values[a])
+    total = 0.0
+    for a in range(values.size):
+        if values[a] != -np.inf:
+            total += math.exp((values[a] - best) / temperature)
+    return (values[action] - best) / temperature - math.log(total)
+
+
+def deal_log_likelihoods(rows: np.ndarray, record: PlayRecord, view: HungryView,
+                         temperature: float) -> np.ndarray:
+    """``out[d]``: the log-likelihood of the recorded opponents' plays in deal ``rows[d]`` (a
+    batched-engine row from ``hungry_search.load_deals``, the searcher in seat 0), each play
+    chosen by softmax(expert values / ``temperature``) from the hand the deal gives that seat
+    then."""
+    if temperature <= 0:
+        raise ValueError(f"the belief temperature must be positive, got {temperature}")
+    out = np.zeros(rows.shape[0])
+    if record.decisions:
+        _deal_log_likelihoods(rows, view.num_players, *record.arrays(view), float(temperature),
+                              out)
+    return out
+
+
+@jit_allocating
+def _deal_log_likelihoods(rows, num_players, seats, actions, counts, played, plays, since,
+                          temperature, out):
+    scratch = forecast_scratch()
+    values = scratch[4]
+    row = np.zeros((1, ROW_SIZE), np.int8)
+    game = np.int64(0)
+    for d in range(rows.shape[0]):
+        total = 0.0
+        for k in range(seats.size):
+            # The table of decision k, and the mover's hand then: its hand in the deal now plus
+            # the cards it has played since (the deck was empty: it drew none).
+            row[0, :] = 0
+            mover = seats[k]
+            for s in range(num_players):
+                for r in range(NUM_RESORTS):
+                    row[0, COUNTS + s * NUM_RESORTS + r] = counts[k, s, r]
+            size = 0
+            for t in range(NUM_CARD_TYPES):
+                row[0, PLAYED + t] = played[k, t]
+                held = rows[d, HANDS + mover * NUM_CARD_TYPES + t] + since[k, t]
+                row[0, HANDS + mover * NUM_CARD_TYPES + t] = held
+                size += held
+            row[0, HAND_SIZES + mover] = size
+            row[0, NUM_PLAYS] = plays[k]
+            row[0, CURRENT] = mover
+            expert_values(row, game, num_players, scratch, values, scratch[5])
+            total += choice_log_likelihood(values, actions[k], temperature)
+        out[d] = total
+
+
+def belief_weights(log_likelihoods: np.ndarray) -> np.ndarray:
+    """Normalised weights from log-likelihoods (the largest scaled to 1 before normalising)."""
+    weights = np.exp(log_likelihoods - log_likelihoods.max())
+    return weights / weights.sum()

@@ -1,0 +1,201 @@
+"""Belief-weighted deals: the play record against the engine's true game, the likelihoods
+against the Python expert's values, and the weights by hand."""
+
+import math
+
+import numpy as np
+import pytest
+
+from hunger_rl.engines.hungry.view import public_view
+from hunger_rl.envs import hungry_v0
+from hunger_rl.policies import hungry_search
+from hunger_rl.policies.hungry import ExpertHungryPolicy, Outlook
+from hunger_rl.policies.hungry_beliefs import (
+    PlayRecord,
+    belief_weights,
+    choice_log_likelihood,
+    deal_log_likelihoods,
+)
+from hunger_rl.policies.hungry_search import (
+    SearchHungryPolicy,
+    hands_view,
+    load_deals,
+    playout_win_shares,
+)
+from hunger_rl.policies.registry import make_policy
+
+
+def test_choice_log_likelihood_by_hand():
+    values = np.full(50, -np.inf)
+    values[[4, 5, 9]] = [1.0, 0.0, 0.5]
+    # softmax at temperature 0.5: weights e^2, e^0, e^1 over the three legal plays.
+    total = math.exp(2) + 1 + math.exp(1)
+    assert choice_log_likelihood(values, 4, 0.5) == pytest.approx(2 - math.log(total))
+    assert choice_log_likelihood(values, 5, 0.5) == pytest.approx(-math.log(total))
+    assert choice_log_likelihood(values, 9, 0.5) == pytest.approx(1 - math.log(total))
+
+
+def test_belief_weights_by_hand():
+    weights = belief_weights(np.log([0.02, 0.06, 0.12]))
+    np.testing.assert_allclose(weights, [0.1, 0.3, 0.6])
+    # Likelihoods far below a float's range still give weights (the largest scaled to 1).
+    np.testing.assert_allclose(belief_weights(np.array([-2000.0, -2000.0 + math.log(3)])),
+                               [0.25, 0.75])
+
+
+def expert_log_likelihood(game_env, agent, action, temperature):
+    """log softmax(Python expert values / temperature) of ``action`` for the mover."""
+    observation, view = game_env.observe(agent), public_view(game_env, agent)
+    legal = np.flatnonzero(observation["action_mask"])
+    values = np.full(50, -np.inf)
+    values[legal] = Outlook(view, ExpertHungryPolicy.OWN_DESTINATION_CHANCE,
+                            ExpertHungryPolicy.OPPONENT_DESTINATION_CHANCE).values_after(
+        legal, ExpertHungryPolicy.TIE_BREAK_WEIGHT)
+    return choice_log_likelihood(values, action, temperature)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_record_rebuilds_the_opponents_past_hands_and_their_plays_likelihood(num_players):
+    """Over whole expert games, at every move of one seat: the record holds exactly the other
+    seats' deck-empty plays so far, each decision's hand rebuilt from the true hands now is the
+    engine's hand then, and the likelihood of the true deal is the sum of the Python expert's
+    log-softmax at those decisions."""
+    temperature, checked = 0.7, 0
+    for seed in range(3):
+        game_env = hungry_v0.raw_env(num_players=num_players)
+        game_env.reset(seed=seed)
+        searcher, rng = seed % num_players, np.random.default_rng(seed)
+        expert, record = ExpertHungryPolicy(), PlayRecord()
+        hands_before, log_likelihoods = {}, {}
+        while not game_env.game.is_over:
+            game, agent = game_env.game, game_env.agent_selection
+            mover, view = game.current_player, public_view(game_env, agent)
+            hands_before[game.num_plays] = game.hands.copy()
+            action = expert.act(game_env.observe(agent), rng, view)
+            if mover != searcher and view.deck_size == 0:
+                log_likelihoods[game.num_plays] = expert_log_likelihood(
+                    game_env, agent, action, temperature)
+            if mover == searcher:
+                record.observe(view)
+                assert [d.num_plays for d in record.decisions] == sorted(log_likelihoods)
+                since = record.cards_since(view)
+                for k, decision in enumerate(record.decisions):
+                    seat = (searcher + decision.seat) % num_players
+                    then = hands_before[decision.num_plays][seat]
+                    np.testing.assert_array_equal(game.hands[seat] + since[k], then)
+                    assert then[decision.action // 2] > 0
+                    checked += 1
+                rows = load_deals(view, 2, rng)
+                for relative in range(1, num_players):
+                    hands_view(rows, relative)[:] = game.hands[(searcher + relative) % num_players]
+                expected = sum(log_likelihoods.values())
+                np.testing.assert_allclose(
+                    deal_log_likelihoods(rows, record, view, temperature), expected)
+                record.own_play(view, action)
+            game_env.step(action)
+    assert checked > 0
+
+
+def test_record_starts_again_on_a_view_that_does_not_follow():
+    views = []
+    for seed in (0, 1):
+        game_env = hungry_v0.raw_env(num_players=2)
+        game_env.reset(seed=seed)
+        expert, rng = ExpertHungryPolicy(), np.random.default_rng(seed)
+        while not game_env.game.is_over:
+            agent = game_env.agent_selection
+            view = public_view(game_env, agent)
+            action = expert.act(game_env.observe(agent), rng, view)
+            if agent == "player_0":
+                views.append((view, action))
+            game_env.step(action)
+    record = PlayRecord()
+    for view, action in views[:24]:  # player_0's 24 moves of the first game
+        record.observe(view)
+        record.own_play(view, action)
+    # The deck (32 cards at 2 players) is empty from play 32: 8 plays of player_1, the last
+    # after player_0's last move.
+    assert len(record.decisions) == 7
+    record.observe(views[24][0])  # the next game's first view
+    assert record.decisions == []
+
+
+def test_belief_search_plays_plain_search_until_an_opponent_plays_with_the_deck_empty():
+    plain, believing = SearchHungryPolicy(plays=2400), SearchHungryPolicy(plays=2400, beliefs=True)
+    game_env = hungry_v0.raw_env(num_players=3)
+    game_env.reset(seed=4)
+    expert, rng = ExpertHungryPolicy(), np.random.default_rng(4)
+    while not game_env.game.is_over:
+        agent = game_env.agent_selection
+        observation, view = game_env.observe(agent), public_view(game_env, agent)
+        if agent == "player_0":
+            same = plain.act(observation, np.random.default_rng(view.num_plays), view)
+            believed = believing.act(observation, np.random.default_rng(view.num_plays), view)
+            if not believing.record.decisions:
+                assert believed == same
+            action = believed
+        else:
+            action = expert.act(observation, rng, view)
+        game_env.step(action)
+    assert believing.name == "search:2400plays:beliefs"
+
+
+def test_belief_search_resamples_its_deals_by_weight(monkeypatch):
+    """Once an opponent has played with the deck empty, every deal the playouts get comes from
+    the move's weighted pool, and only deals of positive weight are played."""
+    searcher = SearchHungryPolicy(simulations=64, beliefs=True)
+    searcher.BELIEF_TEMPERATURE = 0.05  # sharp: many deals of about zero weight
+    pools, played = [], []
+    weigh = searcher._belief_pool
+
+    def keep_pool(view, rng):
+        pools.append(weigh(view, rng))
+        return pools[-1]
+
+    def keep_rows(view, candidates, deals, rng, guide=None, cutoff=None, rows=None):
+        played.append((pools[-1], rows))
+        return playout_win_shares(view, candidates, deals, rng, guide, cutoff, rows=rows)
+
+    monkeypatch.setattr(searcher, "_belief_pool", keep_pool)
+    monkeypatch.setattr(hungry_search, "playout_win_shares", keep_rows)
+    game_env = hungry_v0.raw_env(num_players=4)
+    game_env.reset(seed=2)
+    expert, rng = ExpertHungryPolicy(), np.random.default_rng(2)
+    while not game_env.game.is_over:
+        agent = game_env.agent_selection
+        observation, view = game_env.observe(agent), public_view(game_env, agent)
+        policy = searcher if agent == "player_1" else expert
+        game_env.step(policy.act(observation, rng, view))
+    weighted = [(pool, rows) for pool, rows in played if pool is not None]
+    assert len(weighted) >= 10
+    for (deals, weights), rows in weighted:
+        assert rows.shape[0] > 0
+        for row in rows:
+            matches = np.flatnonzero((deals == row).all(axis=1))
+            assert matches.size and weights[matches].max() > 0
+    assert all(rows is None for pool, rows in played if pool is None)
+
+
+def test_playouts_on_given_rows_are_the_playouts_on_those_deals():
+    game_env = hungry_v0.raw_env(num_players=3)
+    game_env.reset(seed=1)
+    view = public_view(game_env, game_env.agent_selection)
+    candidates = np.flatnonzero(game_env.observe(game_env.agent_selection)["action_mask"])[:3]
+    fresh = playout_win_shares(view, candidates, 6, np.random.default_rng(5))
+    rng = np.random.default_rng(5)
+    given = playout_win_shares(view, candidates, 6, rng, rows=load_deals(view, 6, rng))
+    # The same deals; the playouts' random streams are drawn after them either way.
+    np.testing.assert_array_equal(fresh, given)
+    with pytest.raises(ValueError, match="6 deals asked for, 5 rows given"):
+        playout_win_shares(view, candidates, 6, rng, rows=load_deals(view, 5, rng))
+
+
+def test_belief_spec():
+    search = make_policy("search:7200plays:beliefs", "hungry", 4)
+    assert search.record is not None and search.plays == 7200
+    assert search.name == "search:7200plays:beliefs"
+    assert make_policy("search:7200plays", "hungry", 4).record is None
+    with pytest.raises(ValueError, match="the number of playouts N must come before 'beliefs'"):
+        make_policy("search::beliefs", "hungry", 4)
+    with pytest.raises(ValueError, match="a network's policy spec must follow search:N:beliefs:"):
+        make_policy("search:200:beliefs:", "hungry", 4)
