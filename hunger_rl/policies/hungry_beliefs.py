@@ -5,10 +5,14 @@ then is its hand now plus the cards it has played since. A sampled deal (the oth
 now) therefore fixes each opponent's hand at each of those decisions, and with it how likely
 the play it made there was under a model of its choices: here a softmax over the expert's play
 values (``policies.hungry_batched.expert_values``, what the expert itself maximises) at a
-``temperature`` in the values' units (points). A deal's weight is the product of these
-likelihoods over the opponents' deck-empty decisions, so deals whose hands explain the plays
-seen count for more: :func:`deal_log_likelihoods` computes its logarithm for a batch of deals,
-and the search resamples its deals by these weights (``SearchHungryPolicy(beliefs=True)``).
+``temperature`` in the values' units (points). A deal's likelihood is the product of these
+over the opponents' deck-empty decisions (:func:`deal_log_likelihoods` computes its logarithm
+for a batch of deals), and :func:`posterior_deals` samples deals from the uniform deal weighted
+by it, by Metropolis chains that swap cards between the hidden groups (each opponent's hand and
+the removed cards). Weighting uniform deals instead (importance sampling) measured no better
+than uniform deals: with 26 cards hidden at 4 players, few uniform deals explain the plays, and
+the weight falls on one or two of them (docs/experiments.md, "What better beliefs would buy the
+4-player search").
 
 The order of the plays is not in the observation (it counts the cards each seat placed), but the
 searcher sees the table at each of its moves, and between two of its moves every other seat
@@ -182,7 +186,52 @@ def _deal_log_likelihoods(rows, num_players, seats, actions, counts, played, pla
         out[d] = total
 
 
-def belief_weights(log_likelihoods: np.ndarray) -> np.ndarray:
-    """Normalised weights from log-likelihoods (the largest scaled to 1 before normalising)."""
-    weights = np.exp(log_likelihoods - log_likelihoods.max())
-    return weights / weights.sum()
+def posterior_deals(rows: np.ndarray, view: HungryView, record: PlayRecord,
+                    rng: np.random.Generator, temperature: float, steps: int) -> np.ndarray:
+    """Deals from the uniform deal weighted by the likelihood of ``record``'s plays: one
+    Metropolis chain from each of ``rows`` (uniform deals, ``hungry_search.load_deals``'s
+    layout; changed in place and returned), each of ``steps`` steps proposing to swap a random
+    card of one opponent's hand with a random card of another hidden group (another opponent's
+    hand or the removed cards). Picking each card uniformly among its group's makes the proposal
+    symmetric, so a step is accepted with chance min(1, likelihood ratio). Plays are recorded
+    only with the deck empty, so the hidden groups are the hands and the removed cards."""
+    if steps < 0:
+        raise ValueError(f"a chain cannot make {steps} steps")
+    if view.deck_size:
+        raise ValueError(f"beliefs are about deck-empty plays, but {view.deck_size} cards are "
+                         f"in the deck")
+    opponents = view.num_players - 1
+    chains = rows.shape[0]
+    hand_columns = slice(HANDS + NUM_CARD_TYPES, HANDS + view.num_players * NUM_CARD_TYPES)
+    hands = rows[:, hand_columns].reshape(chains, opponents, NUM_CARD_TYPES)
+    removed = view.unseen.astype(np.int64) - hands.sum(axis=1, dtype=np.int64)
+    groups = np.concatenate([hands.astype(np.int64), removed[:, None, :]], axis=1)
+    sizes = groups[0].sum(axis=1)
+    log_likelihoods = deal_log_likelihoods(rows, record, view, temperature)
+    chain = np.arange(chains)
+    for _ in range(steps):
+        first = rng.integers(0, opponents, size=chains)
+        second = (first + rng.integers(1, opponents + 1, size=chains)) % (opponents + 1)
+        first_card = _card_at(groups[chain, first], rng.random(chains) * sizes[first])
+        second_card = _card_at(groups[chain, second], rng.random(chains) * sizes[second])
+        # An empty group (a hand played out) or two cards of one type: nothing to swap.
+        swap = chain[(sizes[first] > 0) & (sizes[second] > 0) & (first_card != second_card)]
+        proposed = groups.copy()
+        np.add.at(proposed, (swap, first[swap], first_card[swap]), -1)
+        np.add.at(proposed, (swap, first[swap], second_card[swap]), 1)
+        np.add.at(proposed, (swap, second[swap], second_card[swap]), -1)
+        np.add.at(proposed, (swap, second[swap], first_card[swap]), 1)
+        proposal = rows.copy()
+        proposal[:, hand_columns] = proposed[:, :opponents].reshape(chains, -1)
+        proposed_log_likelihoods = deal_log_likelihoods(proposal, record, view, temperature)
+        accept = np.log(rng.random(chains)) < proposed_log_likelihoods - log_likelihoods
+        rows[accept] = proposal[accept]
+        groups[accept] = proposed[accept]
+        log_likelihoods[accept] = proposed_log_likelihoods[accept]
+    return rows
+
+
+def _card_at(groups: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The card type at ``positions`` (floats in [0, size)) of each row's cards laid out by
+    type: (rows, types) counts -> (rows,) types."""
+    return (np.cumsum(groups, axis=1) <= positions.astype(np.int64)[:, None]).sum(axis=1)

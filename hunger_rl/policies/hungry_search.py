@@ -45,14 +45,17 @@ same move. ``explore`` (expert iteration's games) adds Gumbel noise to the logit
 :meth:`SearchStatistics.improved_policy` gives the training target.
 
 ``search:N:beliefs`` (:class:`SearchHungryPolicy` with ``beliefs=True``; also with a budget of
-plays or a guide, ``search:Bplays:beliefs:SPEC``) deals by belief instead of uniformly once an
-opponent has played with the deck empty: each move weighs ``BELIEF_POOL`` uniform deals by the
-likelihood of the opponents' plays since the deck emptied under a softmax of the expert's play
-values (:mod:`hunger_rl.policies.hungry_beliefs`), and every round of the search resamples its
-deals from them by weight. The policy records those plays from its successive views, so it must
-see each of its moves of a game (``reset`` between games; a view that does not follow from the
-last starts the record again). Before any such play, and without ``beliefs``, the search is the
-same, draw for draw.
+plays or a guide, ``search:Bplays:beliefs:SPEC``) models the other seats as the expert once the
+deck is empty: its playouts from then on field the compiled expert in their seats, and once an
+opponent has played with the deck empty its deals are drawn from the uniform deal weighted by
+the likelihood of the opponents' plays since then, under a softmax of the expert's play values
+(:func:`hunger_rl.policies.hungry_beliefs.posterior_deals`: ``BELIEF_CHAINS`` Metropolis chains
+of ``BELIEF_STEPS`` card swaps each move, from which every round of the search draws its deals).
+Against experts, the hidden cards and the expert's playouts together are worth far more than
+either alone (docs/experiments.md, "What better beliefs would buy the 4-player search"). The
+policy records those plays from its successive views, so it must see each of its moves of a
+game (``reset`` between games; a view that does not follow from the last starts the record
+again). While the deck lasts, and without ``beliefs``, the search is the same, draw for draw.
 
 The playouts run on the batched engine's rules (:mod:`hunger_rl.engines.hungry.batched`): every
 (deal, candidate) pair is one row in that engine's layout, loaded here from the view, and played
@@ -106,7 +109,7 @@ from hunger_rl.policies.hungry_batched import (
     forecast_scratch,
     policy_action,
 )
-from hunger_rl.policies.hungry_beliefs import PlayRecord, belief_weights, deal_log_likelihoods
+from hunger_rl.policies.hungry_beliefs import PlayRecord, posterior_deals
 
 
 class SearchGuide(Protocol):
@@ -174,12 +177,13 @@ class SearchHungryPolicy(Policy):
     PLAYS_SUFFIX = "plays"
     # ``search:N:beliefs``: belief-weighted deals.
     BELIEFS = "beliefs"
-    # Belief-weighted deals: how many uniform deals are weighted each move, and the softmax
-    # temperature (in points of the expert's values) of the opponents' modelled choices, the
-    # best of 0.1, 0.3 and 1 against three experts (docs/experiments.md, "What better beliefs
-    # would buy the 4-player search").
-    BELIEF_POOL = 256
-    BELIEF_TEMPERATURE = 0.3
+    # Belief deals: Metropolis chains a move (the deals each round draws from), card swaps per
+    # chain, and the softmax temperature (in points of the expert's values) of the opponents'
+    # modelled choices (docs/experiments.md, "What better beliefs would buy the 4-player
+    # search").
+    BELIEF_CHAINS = 64
+    BELIEF_STEPS = 30
+    BELIEF_TEMPERATURE = 0.1
 
     def __init__(self, simulations: int | None = None, guide: SearchGuide | None = None,
                  cutoff: int | None = None, explore: bool = False, plays: int | None = None,
@@ -253,7 +257,8 @@ class SearchHungryPolicy(Policy):
         alive = np.arange(candidates.size)
         rounds = math.ceil(math.log2(candidates.size)) if candidates.size > 1 else 0
         budget = simulations
-        pool = self._belief_pool(view, rng) if rounds else None
+        pool = self._belief_deals(view, rng) if rounds else None
+        opponent = "expert" if self.record is not None and view.deck_size == 0 else "forecast"
         for round_index in range(rounds):
             # What is left, split evenly over the remaining rounds; the search stops early when
             # what is left cannot give every surviving candidate a deal (never more than N).
@@ -262,9 +267,9 @@ class SearchHungryPolicy(Policy):
                 if budget < alive.size:
                     break
                 deals = 1
-            rows = None if pool is None else pool[0][rng.choice(pool[1].size, deals, p=pool[1])]
+            rows = None if pool is None else pool[(rng.random(deals) * len(pool)).astype(int)]
             shares = playout_win_shares(view, candidates[alive], deals, rng, self.guide,
-                                        self.cutoff, rows=rows)
+                                        self.cutoff, opponent, rows)
             budget -= shares.size
             totals[alive] += shares.sum(axis=0)
             counts[alive] += deals
@@ -285,17 +290,14 @@ class SearchHungryPolicy(Policy):
         scores = _scores(ranks[alive], totals[alive], counts[alive], counts.max())
         return int(candidates[alive[int(np.argmax(scores))]])
 
-    def _belief_pool(self, view: HungryView,
-                     rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray] | None:
-        """With beliefs and opponents' plays seen since the deck emptied: BELIEF_POOL uniform
-        deals and their weights (the likelihood of those plays), from which each round of the
-        search resamples its deals; else None (uniform deals)."""
+    def _belief_deals(self, view: HungryView, rng: np.random.Generator) -> np.ndarray | None:
+        """With beliefs and opponents' plays seen since the deck emptied: BELIEF_CHAINS deals
+        from the posterior of those plays, from which each round of the search draws its deals
+        uniformly; else None (fresh uniform deals every round)."""
         if self.record is None or not self.record.decisions:
             return None
-        rows = load_deals(view, self.BELIEF_POOL, rng)
-        weights = belief_weights(deal_log_likelihoods(rows, self.record, view,
-                                                      self.BELIEF_TEMPERATURE))
-        return rows, weights
+        return posterior_deals(load_deals(view, self.BELIEF_CHAINS, rng), view, self.record,
+                               rng, self.BELIEF_TEMPERATURE, self.BELIEF_STEPS)
 
     def _centred_logits(self, observation: Observation, actions: np.ndarray) -> np.ndarray:
         """The guide's logits of the legal plays less their maximum (so the best is exactly 0);

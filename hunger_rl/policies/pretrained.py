@@ -9,8 +9,9 @@ plays a move; and ``"cutoff": D`` for a network whose value head predicts win sh
 Hungry's network-guided search with its network as the prior,
 ``search:N:pretrained:NAME:network`` (``search:Bplays:...``, ``search:N:D:...``), under the
 agent's own name; with ``"guided": false`` it plays the search without its network
-(``search:N``, ``search:Bplays``). ``pretrained:NAME:network`` is the network alone, for every
-agent.
+(``search:N``, ``search:Bplays``), and with ``"beliefs": true`` it models the other seats as the
+expert once the deck is empty (``search:N:beliefs``). ``pretrained:NAME:network`` is the
+network alone, for every agent.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ PREFIX = "pretrained:"
 CATALOGUE = "agents.json"
 # ``pretrained:NAME:NETWORK``: the agent's network alone, without the search it plays with.
 NETWORK = "network"
-SEARCH_KEYS = {"simulations", "plays", "cutoff", "guided"}
+SEARCH_KEYS = {"simulations", "plays", "cutoff", "guided", "beliefs"}
 # Exactly one of these says a search's budget: playouts or simulated plays a move.
 BUDGET_KEYS = {"simulations", "plays"}
 
@@ -81,10 +82,12 @@ def _searching_agent(name: str, entry: dict[str, Any], network):
         problem = "only Hungry has a network-guided search"
     elif not (isinstance(search, dict) and len(BUDGET_KEYS & set(search)) == 1
               and set(search) <= SEARCH_KEYS):
-        problem = (f"search must be {{'simulations': N}} or {{'plays': B}}, with 'cutoff': D "
-                   f"or 'guided': false if need be, got {search!r}")
+        problem = (f"search must be {{'simulations': N}} or {{'plays': B}}, with 'cutoff': D, "
+                   f"'guided': false or 'beliefs': true if need be, got {search!r}")
     elif not isinstance(search.get("guided", True), bool):
         problem = f"search's 'guided' must be true or false, got {search['guided']!r}"
+    elif not isinstance(search.get("beliefs", False), bool):
+        problem = f"search's 'beliefs' must be true or false, got {search['beliefs']!r}"
     elif search.get("cutoff") is not None and not search.get("guided", True):
         problem = "a cut-off takes the network's value, so it needs a guided search"
     elif search.get("cutoff") is not None and not network.predicts_win_share:
@@ -96,7 +99,8 @@ def _searching_agent(name: str, entry: dict[str, Any], network):
     guide = network if search.get("guided", True) else None
     try:
         agent = SearchHungryPolicy(search.get("simulations"), guide, search.get("cutoff"),
-                                   plays=search.get("plays"))
+                                   plays=search.get("plays"),
+                                   beliefs=search.get("beliefs", False))
     except ValueError as error:
         raise ValueError(f"{CATALOGUE}, agent {name!r}: {error}") from error
     agent.name = PREFIX + name

@@ -1,6 +1,7 @@
-"""Belief-weighted deals: the play record against the engine's true game, the likelihoods
-against the Python expert's values, and the weights by hand."""
+"""Belief deals: the play record against the engine's true game, the likelihoods against the
+Python expert's values, and the Metropolis deals against the exact posterior."""
 
+import itertools
 import math
 
 import numpy as np
@@ -12,9 +13,9 @@ from hunger_rl.policies import hungry_search
 from hunger_rl.policies.hungry import ExpertHungryPolicy, Outlook
 from hunger_rl.policies.hungry_beliefs import (
     PlayRecord,
-    belief_weights,
     choice_log_likelihood,
     deal_log_likelihoods,
+    posterior_deals,
 )
 from hunger_rl.policies.hungry_search import (
     SearchHungryPolicy,
@@ -33,14 +34,6 @@ def test_choice_log_likelihood_by_hand():
     assert choice_log_likelihood(values, 4, 0.5) == pytest.approx(2 - math.log(total))
     assert choice_log_likelihood(values, 5, 0.5) == pytest.approx(-math.log(total))
     assert choice_log_likelihood(values, 9, 0.5) == pytest.approx(1 - math.log(total))
-
-
-def test_belief_weights_by_hand():
-    weights = belief_weights(np.log([0.02, 0.06, 0.12]))
-    np.testing.assert_allclose(weights, [0.1, 0.3, 0.6])
-    # Likelihoods far below a float's range still give weights (the largest scaled to 1).
-    np.testing.assert_allclose(belief_weights(np.array([-2000.0, -2000.0 + math.log(3)])),
-                               [0.25, 0.75])
 
 
 def expert_log_likelihood(game_env, agent, action, temperature):
@@ -120,7 +113,7 @@ def test_record_starts_again_on_a_view_that_does_not_follow():
     assert record.decisions == []
 
 
-def test_belief_search_plays_plain_search_until_an_opponent_plays_with_the_deck_empty():
+def test_belief_search_plays_plain_search_while_the_deck_lasts():
     plain, believing = SearchHungryPolicy(plays=2400), SearchHungryPolicy(plays=2400, beliefs=True)
     game_env = hungry_v0.raw_env(num_players=3)
     game_env.reset(seed=4)
@@ -131,7 +124,7 @@ def test_belief_search_plays_plain_search_until_an_opponent_plays_with_the_deck_
         if agent == "player_0":
             same = plain.act(observation, np.random.default_rng(view.num_plays), view)
             believed = believing.act(observation, np.random.default_rng(view.num_plays), view)
-            if not believing.record.decisions:
+            if view.deck_size:
                 assert believed == same
             action = believed
         else:
@@ -140,23 +133,24 @@ def test_belief_search_plays_plain_search_until_an_opponent_plays_with_the_deck_
     assert believing.name == "search:2400plays:beliefs"
 
 
-def test_belief_search_resamples_its_deals_by_weight(monkeypatch):
-    """Once an opponent has played with the deck empty, every deal the playouts get comes from
-    the move's weighted pool, and only deals of positive weight are played."""
+def test_belief_search_draws_its_deals_from_the_posterior_and_plays_out_against_experts(
+        monkeypatch):
+    """Once an opponent has played with the deck empty, every deal the playouts get is one of
+    the move's posterior deals; from the deck's end on, the other seats play the expert in the
+    playouts, before it the forecast."""
     searcher = SearchHungryPolicy(simulations=64, beliefs=True)
-    searcher.BELIEF_TEMPERATURE = 0.05  # sharp: many deals of about zero weight
     pools, played = [], []
-    weigh = searcher._belief_pool
+    sample = searcher._belief_deals
 
     def keep_pool(view, rng):
-        pools.append(weigh(view, rng))
+        pools.append(sample(view, rng))
         return pools[-1]
 
-    def keep_rows(view, candidates, deals, rng, guide=None, cutoff=None, rows=None):
-        played.append((pools[-1], rows))
-        return playout_win_shares(view, candidates, deals, rng, guide, cutoff, rows=rows)
+    def keep_rows(view, candidates, deals, rng, guide, cutoff, opponent, rows):
+        played.append((view.deck_size, pools[-1], opponent, rows))
+        return playout_win_shares(view, candidates, deals, rng, guide, cutoff, opponent, rows)
 
-    monkeypatch.setattr(searcher, "_belief_pool", keep_pool)
+    monkeypatch.setattr(searcher, "_belief_deals", keep_pool)
     monkeypatch.setattr(hungry_search, "playout_win_shares", keep_rows)
     game_env = hungry_v0.raw_env(num_players=4)
     game_env.reset(seed=2)
@@ -166,14 +160,73 @@ def test_belief_search_resamples_its_deals_by_weight(monkeypatch):
         observation, view = game_env.observe(agent), public_view(game_env, agent)
         policy = searcher if agent == "player_1" else expert
         game_env.step(policy.act(observation, rng, view))
-    weighted = [(pool, rows) for pool, rows in played if pool is not None]
-    assert len(weighted) >= 10
-    for (deals, weights), rows in weighted:
-        assert rows.shape[0] > 0
-        for row in rows:
-            matches = np.flatnonzero((deals == row).all(axis=1))
-            assert matches.size and weights[matches].max() > 0
-    assert all(rows is None for pool, rows in played if pool is None)
+    believed = [(pool, rows) for _, pool, _, rows in played if pool is not None]
+    assert len(believed) >= 10
+    for pool, rows in believed:
+        assert pool.shape[0] == SearchHungryPolicy.BELIEF_CHAINS and rows.shape[0] > 0
+        assert all((pool == row).all(axis=1).any() for row in rows)
+    assert all(rows is None for _, pool, _, rows in played if pool is None)
+    assert {(deck > 0, opponent) for deck, _, opponent, _ in played} == {
+        (True, "forecast"), (False, "expert")}
+
+
+def test_posterior_deals_sample_the_exact_posterior():
+    """Late in a 2-player game (the opponent holds 2 cards, 2 more were removed) every split of
+    the 4 unseen cards can be counted: the uniform deal's chance of each hand times the
+    likelihood of the opponent's deck-empty plays. Thousands of short chains land on each hand
+    as often as that posterior says; each deal keeps the cards the searcher has not seen."""
+    temperature = 1.0
+    game_env = hungry_v0.raw_env(num_players=2)
+    game_env.reset(seed=3)
+    expert, rng, record = ExpertHungryPolicy(), np.random.default_rng(3), PlayRecord()
+    while game_env.game.num_plays < 44:
+        agent = game_env.agent_selection
+        view = public_view(game_env, agent)
+        if agent == "player_0":
+            record.observe(view)
+        action = expert.act(game_env.observe(agent), rng, view)
+        if agent == "player_0":
+            record.own_play(view, action)
+        game_env.step(action)
+    view = public_view(game_env, "player_0")
+    record.observe(view)
+    assert len(record.decisions) == 6 and view.hand_sizes[1] == 2 and view.unseen.sum() == 4
+    unseen = np.repeat(np.arange(view.unseen.size), view.unseen)
+    # Each pair of the 4 unseen cards' places is equally likely to be the hand.
+    prior = {}
+    for pair in itertools.combinations(range(4), 2):
+        hand = tuple(np.bincount(unseen[list(pair)], minlength=view.unseen.size))
+        prior[hand] = prior.get(hand, 0) + 1
+    rows = load_deals(view, len(prior), rng)
+    hands_view(rows, 1)[:] = np.array(list(prior), dtype=np.int8)
+    likelihoods = np.exp(deal_log_likelihoods(rows, record, view, temperature))
+    posterior = np.array(list(prior.values())) * likelihoods
+    posterior /= posterior.sum()
+    assert posterior.max() < 0.9  # a posterior worth sampling
+
+    chains = 4000
+    deals = posterior_deals(load_deals(view, chains, rng), view, record, rng, temperature, 25)
+    hands = hands_view(deals, 1)
+    assert (hands.sum(axis=1) == 2).all() and (hands <= view.unseen).all()
+    frequencies = np.array([(hands == hand).all(axis=1).mean() for hand in prior])
+    assert frequencies.sum() == 1
+    # Binomial standard errors of 4,000 draws are at most 0.008.
+    np.testing.assert_allclose(frequencies, posterior, atol=0.03)
+    # Without steps the deals are the uniform ones.
+    start = load_deals(view, 8, np.random.default_rng(0))
+    np.testing.assert_array_equal(
+        posterior_deals(start.copy(), view, record, rng, temperature, 0), start)
+
+
+def test_posterior_deals_refuse_a_deck_and_negative_steps():
+    game_env = hungry_v0.raw_env(num_players=2)
+    game_env.reset(seed=0)
+    view = public_view(game_env, "player_0")
+    rows = load_deals(view, 2, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="32 cards are in the deck"):
+        posterior_deals(rows, view, PlayRecord(), np.random.default_rng(0), 0.1, 3)
+    with pytest.raises(ValueError, match="cannot make -1 steps"):
+        posterior_deals(rows, view, PlayRecord(), np.random.default_rng(0), 0.1, -1)
 
 
 def test_playouts_on_given_rows_are_the_playouts_on_those_deals():

@@ -79,6 +79,9 @@ def test_a_searching_agent_plays_its_search(name):
     env = make_env(game, players, {})
     env.reset(seed=3)
     budget = search.get("simulations") or f"{search['plays']}plays"
+    assert (agent.record is not None) == search.get("beliefs", False)
+    if search.get("beliefs", False):
+        budget += ":beliefs"
     if search.get("guided", True):
         assert isinstance(agent.guide, LearnedPolicy)
         vector = env.observe(env.agent_selection)["observation"]
@@ -130,6 +133,7 @@ def test_a_guided_search_on_a_searching_agent_is_guided_by_its_network():
     ({"simulations": 16, "plays": 960}, "search must be {'simulations': N} or {'plays': B}"),
     ({"plays": 960, "guided": "no"}, "search's 'guided' must be true or false, got 'no'"),
     ({"plays": 960, "guided": 0}, "search's 'guided' must be true or false, got 0"),
+    ({"plays": 960, "beliefs": "yes"}, "search's 'beliefs' must be true or false, got 'yes'"),
     ({"simulations": 16, "cutoff": 2, "guided": False}, "a cut-off .* needs a guided search"),
     ({"plays": 40}, "a budget of plays must be at least 48"),
 ])
