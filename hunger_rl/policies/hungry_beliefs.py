@@ -187,8 +187,10 @@ def _deal_log_likelihoods(rows, num_players, seats, actions, counts, played, pla
 
 
 def posterior_deals(rows: np.ndarray, view: HungryView, record: PlayRecord,
-                    rng: np.random.Generator, temperature: float, steps: int) -> np.ndarray:
-    """Deals from the uniform deal weighted by the likelihood of ``record``'s plays: one
+                    rng: np.random.Generator, temperature: float,
+                    steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """Deals from the uniform deal weighted by the likelihood of ``record``'s plays, and
+    their log-likelihoods (:func:`deal_log_likelihoods`): one
     Metropolis chain from each of ``rows`` (uniform deals, ``hungry_search.load_deals``'s
     layout; changed in place and returned), each of ``steps`` steps proposing to swap a random
     card of one opponent's hand with a random card of another hidden group (another opponent's
@@ -228,7 +230,7 @@ def posterior_deals(rows: np.ndarray, view: HungryView, record: PlayRecord,
         rows[accept] = proposal[accept]
         groups[accept] = proposed[accept]
         log_likelihoods[accept] = proposed_log_likelihoods[accept]
-    return rows
+    return rows, log_likelihoods
 
 
 def _card_at(groups: np.ndarray, positions: np.ndarray) -> np.ndarray:

@@ -184,6 +184,11 @@ class SearchHungryPolicy(Policy):
     BELIEF_CHAINS = 64
     BELIEF_STEPS = 30
     BELIEF_TEMPERATURE = 0.1
+    # The least mean log-likelihood per recorded play of the posterior deals at which the expert
+    # stays the opponents' model: against experts about nine moves in ten are above it, against
+    # search:200 about one in four (docs/experiments.md, "Metropolis deals with the expert's
+    # playouts").
+    BELIEF_TRUST = -1.8
 
     def __init__(self, simulations: int | None = None, guide: SearchGuide | None = None,
                  cutoff: int | None = None, explore: bool = False, plays: int | None = None,
@@ -257,8 +262,7 @@ class SearchHungryPolicy(Policy):
         alive = np.arange(candidates.size)
         rounds = math.ceil(math.log2(candidates.size)) if candidates.size > 1 else 0
         budget = simulations
-        pool = self._belief_deals(view, rng) if rounds else None
-        opponent = "expert" if self.record is not None and view.deck_size == 0 else "forecast"
+        pool, opponent = self._opponent_model(view, rng) if rounds else (None, "forecast")
         for round_index in range(rounds):
             # What is left, split evenly over the remaining rounds; the search stops early when
             # what is left cannot give every surviving candidate a deal (never more than N).
@@ -290,14 +294,23 @@ class SearchHungryPolicy(Policy):
         scores = _scores(ranks[alive], totals[alive], counts[alive], counts.max())
         return int(candidates[alive[int(np.argmax(scores))]])
 
-    def _belief_deals(self, view: HungryView, rng: np.random.Generator) -> np.ndarray | None:
-        """With beliefs and opponents' plays seen since the deck emptied: BELIEF_CHAINS deals
-        from the posterior of those plays, from which each round of the search draws its deals
-        uniformly; else None (fresh uniform deals every round)."""
-        if self.record is None or not self.record.decisions:
-            return None
-        return posterior_deals(load_deals(view, self.BELIEF_CHAINS, rng), view, self.record,
-                               rng, self.BELIEF_TEMPERATURE, self.BELIEF_STEPS)
+    def _opponent_model(self, view: HungryView,
+                        rng: np.random.Generator) -> tuple[np.ndarray | None, str]:
+        """The deals each round draws from (None: fresh uniform deals) and who plays the other
+        seats in the playouts. With beliefs once the deck is empty, the expert: BELIEF_CHAINS
+        deals from the posterior of the opponents' plays since then (none before the first),
+        unless their mean log-likelihood per recorded play falls below BELIEF_TRUST, when the
+        expert explains the opponents too badly to be their model; else the forecast."""
+        if self.record is None or view.deck_size:
+            return None, "forecast"
+        if not self.record.decisions:
+            return None, "expert"
+        rows, log_likelihoods = posterior_deals(
+            load_deals(view, self.BELIEF_CHAINS, rng), view, self.record, rng,
+            self.BELIEF_TEMPERATURE, self.BELIEF_STEPS)
+        if log_likelihoods.mean() / len(self.record.decisions) < self.BELIEF_TRUST:
+            return None, "forecast"
+        return rows, "expert"
 
     def _centred_logits(self, observation: Observation, actions: np.ndarray) -> np.ndarray:
         """The guide's logits of the legal plays less their maximum (so the best is exactly 0);

@@ -10,6 +10,7 @@ import pytest
 from hunger_rl.engines.hungry.view import public_view
 from hunger_rl.envs import hungry_v0
 from hunger_rl.policies import hungry_search
+from hunger_rl.policies.base import RandomPolicy
 from hunger_rl.policies.hungry import ExpertHungryPolicy, Outlook
 from hunger_rl.policies.hungry_beliefs import (
     PlayRecord,
@@ -133,33 +134,41 @@ def test_belief_search_plays_plain_search_while_the_deck_lasts():
     assert believing.name == "search:2400plays:beliefs"
 
 
-def test_belief_search_draws_its_deals_from_the_posterior_and_plays_out_against_experts(
-        monkeypatch):
-    """Once an opponent has played with the deck empty, every deal the playouts get is one of
-    the move's posterior deals; from the deck's end on, the other seats play the expert in the
-    playouts, before it the forecast."""
-    searcher = SearchHungryPolicy(simulations=64, beliefs=True)
+def play_searcher_in_seat_1(searcher, opponent, seed, monkeypatch):
+    """One 4-player game of ``searcher`` in seat 1 against ``opponent`` in the others; every
+    search round's (deck size, the move's pool, playout opponent, deals played)."""
     pools, played = [], []
-    sample = searcher._belief_deals
+    model = searcher._opponent_model
 
     def keep_pool(view, rng):
-        pools.append(sample(view, rng))
+        pools.append(model(view, rng))
         return pools[-1]
 
     def keep_rows(view, candidates, deals, rng, guide, cutoff, opponent, rows):
-        played.append((view.deck_size, pools[-1], opponent, rows))
+        played.append((view.deck_size, pools[-1][0], opponent, rows))
         return playout_win_shares(view, candidates, deals, rng, guide, cutoff, opponent, rows)
 
-    monkeypatch.setattr(searcher, "_belief_deals", keep_pool)
+    monkeypatch.setattr(searcher, "_opponent_model", keep_pool)
     monkeypatch.setattr(hungry_search, "playout_win_shares", keep_rows)
     game_env = hungry_v0.raw_env(num_players=4)
-    game_env.reset(seed=2)
-    expert, rng = ExpertHungryPolicy(), np.random.default_rng(2)
+    game_env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
     while not game_env.game.is_over:
         agent = game_env.agent_selection
         observation, view = game_env.observe(agent), public_view(game_env, agent)
-        policy = searcher if agent == "player_1" else expert
+        policy = searcher if agent == "player_1" else opponent
         game_env.step(policy.act(observation, rng, view))
+    return played
+
+
+def test_belief_search_draws_its_deals_from_the_posterior_and_plays_out_against_experts(
+        monkeypatch):
+    """Against experts, once an opponent has played with the deck empty, every deal the
+    playouts get is one of the move's posterior deals; from the deck's end on, the other seats
+    play the expert in the playouts, before it the forecast."""
+    searcher = SearchHungryPolicy(simulations=64, beliefs=True)
+    searcher.BELIEF_TRUST = -math.inf  # the expert is always the model
+    played = play_searcher_in_seat_1(searcher, ExpertHungryPolicy(), 2, monkeypatch)
     believed = [(pool, rows) for _, pool, _, rows in played if pool is not None]
     assert len(believed) >= 10
     for pool, rows in believed:
@@ -168,6 +177,19 @@ def test_belief_search_draws_its_deals_from_the_posterior_and_plays_out_against_
     assert all(rows is None for _, pool, _, rows in played if pool is None)
     assert {(deck > 0, opponent) for deck, _, opponent, _ in played} == {
         (True, "forecast"), (False, "expert")}
+
+
+def test_belief_search_drops_the_model_when_the_expert_explains_the_plays_badly(monkeypatch):
+    """Against uniformly random opponents the expert explains the deck-empty plays badly: the
+    search falls back to uniform deals and the forecast's playouts on most moves once they have
+    played with the deck empty."""
+    searcher = SearchHungryPolicy(simulations=64, beliefs=True)
+    played = play_searcher_in_seat_1(searcher, RandomPolicy(), 5, monkeypatch)
+    after_first = [(pool, opponent, rows) for deck, pool, opponent, rows in played if deck == 0]
+    dropped = [(pool, rows) for pool, opponent, rows in after_first if opponent == "forecast"]
+    kept = [pool for pool, opponent, _ in after_first if opponent == "expert" and pool is not None]
+    assert len(dropped) > 2 * len(kept)
+    assert all(pool is None and rows is None for pool, rows in dropped)
 
 
 def test_posterior_deals_sample_the_exact_posterior():
@@ -205,7 +227,10 @@ def test_posterior_deals_sample_the_exact_posterior():
     assert posterior.max() < 0.9  # a posterior worth sampling
 
     chains = 4000
-    deals = posterior_deals(load_deals(view, chains, rng), view, record, rng, temperature, 25)
+    deals, log_likelihoods = posterior_deals(load_deals(view, chains, rng), view, record, rng,
+                                             temperature, 25)
+    np.testing.assert_array_equal(log_likelihoods,
+                                  deal_log_likelihoods(deals, record, view, temperature))
     hands = hands_view(deals, 1)
     assert (hands.sum(axis=1) == 2).all() and (hands <= view.unseen).all()
     frequencies = np.array([(hands == hand).all(axis=1).mean() for hand in prior])
@@ -215,7 +240,7 @@ def test_posterior_deals_sample_the_exact_posterior():
     # Without steps the deals are the uniform ones.
     start = load_deals(view, 8, np.random.default_rng(0))
     np.testing.assert_array_equal(
-        posterior_deals(start.copy(), view, record, rng, temperature, 0), start)
+        posterior_deals(start.copy(), view, record, rng, temperature, 0)[0], start)
 
 
 def test_posterior_deals_refuse_a_deck_and_negative_steps():
