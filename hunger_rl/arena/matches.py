@@ -155,6 +155,9 @@ def init_worker() -> None:
 
 
 def _exit_worker(signum: int, frame: object) -> None:
+    # A second SIGTERM (the process group's, then the pool's terminate) must not interrupt the
+    # exit itself: raised inside the interpreter's shutdown, it printed a traceback.
+    signal.signal(signum, signal.SIG_IGN)
     raise SystemExit(128 + signum)  # the process ends silently, with the shell's status
 
 
