@@ -23,6 +23,7 @@ it was made on from two successive views (its own play in between).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -146,13 +147,24 @@ def deal_log_likelihoods(rows: np.ndarray, record: PlayRecord, view: HungryView,
     batched-engine row from ``hungry_search.load_deals``, the searcher in seat 0), each play
     chosen by softmax(expert values / ``temperature``) from the hand the deal gives that seat
     then."""
+    return deal_log_likelihood_of(record, view, temperature)(rows)
+
+
+def deal_log_likelihood_of(record: PlayRecord, view: HungryView,
+                           temperature: float) -> Callable[[np.ndarray], np.ndarray]:
+    """:func:`deal_log_likelihoods` of ``record``'s plays as a function of the deals, the
+    decisions' arrays built once (a Metropolis chain asks at every step)."""
     if temperature <= 0:
         raise ValueError(f"the belief temperature must be positive, got {temperature}")
-    out = np.zeros(rows.shape[0])
-    if record.decisions:
-        _deal_log_likelihoods(rows, view.num_players, *record.arrays(view), float(temperature),
-                              out)
-    return out
+    decisions = record.arrays(view) if record.decisions else None
+
+    def log_likelihoods(rows: np.ndarray) -> np.ndarray:
+        out = np.zeros(rows.shape[0])
+        if decisions is not None:
+            _deal_log_likelihoods(rows, view.num_players, *decisions, float(temperature), out)
+        return out
+
+    return log_likelihoods
 
 
 @jit_allocating
@@ -209,7 +221,8 @@ def posterior_deals(rows: np.ndarray, view: HungryView, record: PlayRecord,
     removed = view.unseen.astype(np.int64) - hands.sum(axis=1, dtype=np.int64)
     groups = np.concatenate([hands.astype(np.int64), removed[:, None, :]], axis=1)
     sizes = groups[0].sum(axis=1)
-    log_likelihoods = deal_log_likelihoods(rows, record, view, temperature)
+    log_likelihoods_of = deal_log_likelihood_of(record, view, temperature)
+    log_likelihoods = log_likelihoods_of(rows)
     chain = np.arange(chains)
     for _ in range(steps):
         first = rng.integers(0, opponents, size=chains)
@@ -225,7 +238,7 @@ def posterior_deals(rows: np.ndarray, view: HungryView, record: PlayRecord,
         np.add.at(proposed, (swap, second[swap], first_card[swap]), 1)
         proposal = rows.copy()
         proposal[:, hand_columns] = proposed[:, :opponents].reshape(chains, -1)
-        proposed_log_likelihoods = deal_log_likelihoods(proposal, record, view, temperature)
+        proposed_log_likelihoods = log_likelihoods_of(proposal)
         accept = np.log(rng.random(chains)) < proposed_log_likelihoods - log_likelihoods
         rows[accept] = proposal[accept]
         groups[accept] = proposed[accept]
