@@ -55,8 +55,10 @@ def measure(spec: str, game: str, players: int, baselines: list[str], games: int
 def cost_per_move(spec: str, players: int, games: int) -> dict[str, float]:
     """CPU milliseconds of each of ``spec``'s moves in ``games`` games of Hungry against
     ``expert`` (its seat rotating), after one game that warms the compiled code and caches;
-    each move the best of ``PASSES`` on the same random draws, so that another process's load
-    (which slows this one's caches too) counts as little as it can."""
+    each move the best of ``PASSES`` on the same random draws and each on its own copy of the
+    agent (a search that records the game, ``search:N:beliefs``, must see every move once), so
+    that another process's load (which slows this one's caches too) counts as little as it
+    can."""
     agent = make_policy(spec, "hungry", players)
     opponent = make_policy("expert", "hungry", players)
     costs = []
@@ -72,11 +74,11 @@ def cost_per_move(spec: str, players: int, games: int) -> dict[str, float]:
                 continue
             passes = []
             for _ in range(PASSES):
-                draws = copy.deepcopy(rng)
+                draws, player = copy.deepcopy((rng, agent))
                 start = time.process_time()
-                action = agent.act(observation, draws)
+                action = player.act(observation, draws)
                 passes.append(time.process_time() - start)
-            rng = draws
+            rng, agent = draws, player
             if index:
                 costs.append(min(passes))
             env.step(action)
