@@ -175,7 +175,7 @@ class SearchHungryPolicy(Policy):
     DEFAULT_SIMULATIONS = 200
     # ``search:Bplays``: a budget of B simulated plays a move.
     PLAYS_SUFFIX = "plays"
-    # ``search:N:beliefs``: belief-weighted deals.
+    # ``search:N:beliefs``: the other seats modelled as the expert once the deck is empty.
     BELIEFS = "beliefs"
     # Belief deals: Metropolis chains a move (the deals each round draws from), card swaps per
     # chain, and the softmax temperature (in points of the expert's values) of the opponents'
@@ -214,7 +214,7 @@ class SearchHungryPolicy(Policy):
         self.guide = guide
         self.cutoff = cutoff
         self.explore = explore
-        # The opponents' plays since the deck emptied, for belief-weighted deals (None: off).
+        # The opponents' plays since the deck emptied, for the belief deals (None: off).
         self.record = PlayRecord() if beliefs else None
         self.last_search: SearchStatistics | None = None
         budget = f"{simulations}" if plays is None else f"{plays}{self.PLAYS_SUFFIX}"

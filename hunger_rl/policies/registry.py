@@ -6,8 +6,8 @@ playouts per move, 200 by default), ``search:Bplays`` (the same search with a bu
 plays per move: B // L playouts when L plays are left in the game), ``search:N:SPEC`` (the same
 search guided by the network of the policy spec SPEC: a trained checkpoint or ``pretrained:NAME``;
 ``search:Bplays:SPEC`` likewise) and ``search:N:D:SPEC`` (also using that network's value once D
-plays followed each candidate), ``search:N:beliefs`` (deals weighted by the opponents' plays since
-the deck emptied; ``search:N:beliefs:SPEC`` with a network); for HUNGER: The Show also ``crowd``
+plays followed each candidate), ``search:N:beliefs`` (the other seats modelled as the expert once
+the deck is empty; ``search:N:beliefs:SPEC`` with a network); for HUNGER: The Show also ``crowd``
 (the argmax of the crowd values, the expert's valuation with one round of replies); for both
 ``ismcts`` or ``ismcts:N`` (OpenSpiel's information-set MCTS, N simulations per move, 100 by
 default; the ``openspiel`` extra); for HUNGER also ``smmcts`` or ``smmcts:N`` (simultaneous-move
