@@ -92,13 +92,19 @@ def hungry() -> None:
     import numpy as np
 
     from hunger_rl.engines.hungry.batched import BatchedHungry, stream_deck
+    from hunger_rl.engines.hungry.engine import NUM_CARD_TYPES
     from hunger_rl.engines.hungry.view import HungryView
     from hunger_rl.policies.hungry_batched import (
         POLICY_KINDS,
         BatchedPolicy,
         forecast_values_of_observations,
     )
-    from hunger_rl.policies.hungry_beliefs import Decision, PlayRecord, deal_log_likelihoods
+    from hunger_rl.policies.hungry_beliefs import (
+        Decision,
+        PlayRecord,
+        _metropolis_chains,
+        deal_log_likelihoods,
+    )
     from hunger_rl.policies.hungry_search import (
         _observe_seat_zero,
         load_deals,
@@ -125,6 +131,9 @@ def hungry() -> None:
     record = PlayRecord()
     record.decisions.append(Decision(1, int(candidates[0]), view.placed))
     deal_log_likelihoods(rows, record, view, 1.0)
+    # posterior_deals' chains, which want the deck empty: one chain of one step on empty hands.
+    _metropolis_chains(np.zeros((1, 2, NUM_CARD_TYPES), np.int64), np.full((1, 5, 1), 0.5), 2,
+                       *record.arrays(view), 1.0, np.zeros(1))
 
 
 def show_players() -> None:

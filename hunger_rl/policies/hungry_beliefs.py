@@ -23,10 +23,11 @@ it was made on from two successive views (its own play in between).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from numba import types
+from numba.typed import Dict
 
 from hunger_rl.engines.compiled import jit, jit_allocating
 from hunger_rl.engines.hungry.batched import (
@@ -39,9 +40,14 @@ from hunger_rl.engines.hungry.batched import (
     RESORT_OF_ACTION,
     ROW_SIZE,
 )
-from hunger_rl.engines.hungry.engine import NUM_CARD_TYPES, NUM_RESORTS
+from hunger_rl.engines.hungry.engine import HAND_SIZE, NUM_CARD_TYPES, NUM_RESORTS
 from hunger_rl.engines.hungry.view import HungryView
 from hunger_rl.policies.hungry_batched import expert_values, forecast_scratch
+
+# A seat's hand as a dictionary key (``_known_seat_log_likelihood``): each card's type + 1 in
+# this many bits, after the seat's own two (the searcher's opponents: seats 1-3).
+HAND_KEY_BITS = 5
+assert NUM_CARD_TYPES < 2**HAND_KEY_BITS and 2 + HAND_SIZE * HAND_KEY_BITS < 63
 
 
 @dataclass(frozen=True)
@@ -146,55 +152,63 @@ def deal_log_likelihoods(rows: np.ndarray, record: PlayRecord, view: HungryView,
     """``out[d]``: the log-likelihood of the recorded opponents' plays in deal ``rows[d]`` (a
     batched-engine row from ``hungry_search.load_deals``, the searcher in seat 0), each play
     chosen by softmax(expert values / ``temperature``) from the hand the deal gives that seat
-    then."""
-    return deal_log_likelihood_of(record, view, temperature)(rows)
+    then: the sum over the opponents of :func:`_seat_log_likelihood`."""
+    _check_temperature(temperature)
+    out = np.zeros(rows.shape[0])
+    if record.decisions:
+        _deal_log_likelihoods(rows, view.num_players, *record.arrays(view), float(temperature),
+                              out)
+    return out
 
 
-def deal_log_likelihood_of(record: PlayRecord, view: HungryView,
-                           temperature: float) -> Callable[[np.ndarray], np.ndarray]:
-    """:func:`deal_log_likelihoods` of ``record``'s plays as a function of the deals, the
-    decisions' arrays built once (a Metropolis chain asks at every step)."""
+def _check_temperature(temperature: float) -> None:
     if temperature <= 0:
         raise ValueError(f"the belief temperature must be positive, got {temperature}")
-    decisions = record.arrays(view) if record.decisions else None
 
-    def log_likelihoods(rows: np.ndarray) -> np.ndarray:
-        out = np.zeros(rows.shape[0])
-        if decisions is not None:
-            _deal_log_likelihoods(rows, view.num_players, *decisions, float(temperature), out)
-        return out
 
-    return log_likelihoods
+@jit
+def _seat_log_likelihood(hand, seat, num_players, seats, actions, counts, played, plays, since,
+                         temperature, row, scratch):
+    """The log-likelihood of ``seat``'s recorded plays if its hand now is ``hand`` (counts by
+    card type): a deal's log-likelihood is the sum of its opponents' (each play depends on its
+    mover's hand alone). ``row``: a (1, ROW_SIZE) int8 table to work in; ``scratch``: from
+    ``forecast_scratch``."""
+    values = scratch[4]
+    total = 0.0
+    for k in range(seats.size):
+        if seats[k] != seat:
+            continue
+        # The table of decision k, and the mover's hand then: its hand now plus the cards it
+        # has played since (the deck was empty: it drew none).
+        row[0, :] = 0
+        for s in range(num_players):
+            for r in range(NUM_RESORTS):
+                row[0, COUNTS + s * NUM_RESORTS + r] = counts[k, s, r]
+        size = 0
+        for t in range(NUM_CARD_TYPES):
+            row[0, PLAYED + t] = played[k, t]
+            held = hand[t] + since[k, t]
+            row[0, HANDS + seat * NUM_CARD_TYPES + t] = held
+            size += held
+        row[0, HAND_SIZES + seat] = size
+        row[0, NUM_PLAYS] = plays[k]
+        row[0, CURRENT] = seat
+        expert_values(row, np.int64(0), num_players, scratch, values, scratch[5])
+        total += choice_log_likelihood(values, actions[k], temperature)
+    return total
 
 
 @jit_allocating
 def _deal_log_likelihoods(rows, num_players, seats, actions, counts, played, plays, since,
                           temperature, out):
     scratch = forecast_scratch()
-    values = scratch[4]
     row = np.zeros((1, ROW_SIZE), np.int8)
-    game = np.int64(0)
     for d in range(rows.shape[0]):
         total = 0.0
-        for k in range(seats.size):
-            # The table of decision k, and the mover's hand then: its hand in the deal now plus
-            # the cards it has played since (the deck was empty: it drew none).
-            row[0, :] = 0
-            mover = seats[k]
-            for s in range(num_players):
-                for r in range(NUM_RESORTS):
-                    row[0, COUNTS + s * NUM_RESORTS + r] = counts[k, s, r]
-            size = 0
-            for t in range(NUM_CARD_TYPES):
-                row[0, PLAYED + t] = played[k, t]
-                held = rows[d, HANDS + mover * NUM_CARD_TYPES + t] + since[k, t]
-                row[0, HANDS + mover * NUM_CARD_TYPES + t] = held
-                size += held
-            row[0, HAND_SIZES + mover] = size
-            row[0, NUM_PLAYS] = plays[k]
-            row[0, CURRENT] = mover
-            expert_values(row, game, num_players, scratch, values, scratch[5])
-            total += choice_log_likelihood(values, actions[k], temperature)
+        for seat in range(1, num_players):
+            hand = rows[d, HANDS + seat * NUM_CARD_TYPES: HANDS + (seat + 1) * NUM_CARD_TYPES]
+            total += _seat_log_likelihood(hand, seat, num_players, seats, actions, counts,
+                                          played, plays, since, temperature, row, scratch)
         out[d] = total
 
 
@@ -209,6 +223,7 @@ def posterior_deals(rows: np.ndarray, view: HungryView, record: PlayRecord,
     hand or the removed cards). Picking each card uniformly among its group's makes the proposal
     symmetric, so a step is accepted with chance min(1, likelihood ratio). Plays are recorded
     only with the deck empty, so the hidden groups are the hands and the removed cards."""
+    _check_temperature(temperature)
     if steps < 0:
         raise ValueError(f"a chain cannot make {steps} steps")
     if view.deck_size:
@@ -220,33 +235,104 @@ def posterior_deals(rows: np.ndarray, view: HungryView, record: PlayRecord,
     hands = rows[:, hand_columns].reshape(chains, opponents, NUM_CARD_TYPES)
     removed = view.unseen.astype(np.int64) - hands.sum(axis=1, dtype=np.int64)
     groups = np.concatenate([hands.astype(np.int64), removed[:, None, :]], axis=1)
-    sizes = groups[0].sum(axis=1)
-    log_likelihoods_of = deal_log_likelihood_of(record, view, temperature)
-    log_likelihoods = log_likelihoods_of(rows)
-    chain = np.arange(chains)
-    for _ in range(steps):
-        first = rng.integers(0, opponents, size=chains)
-        second = (first + rng.integers(1, opponents + 1, size=chains)) % (opponents + 1)
-        first_card = _card_at(groups[chain, first], rng.random(chains) * sizes[first])
-        second_card = _card_at(groups[chain, second], rng.random(chains) * sizes[second])
-        # An empty group (a hand played out) or two cards of one type: nothing to swap.
-        swap = chain[(sizes[first] > 0) & (sizes[second] > 0) & (first_card != second_card)]
-        proposed = groups.copy()
-        np.add.at(proposed, (swap, first[swap], first_card[swap]), -1)
-        np.add.at(proposed, (swap, first[swap], second_card[swap]), 1)
-        np.add.at(proposed, (swap, second[swap], second_card[swap]), -1)
-        np.add.at(proposed, (swap, second[swap], first_card[swap]), 1)
-        proposal = rows.copy()
-        proposal[:, hand_columns] = proposed[:, :opponents].reshape(chains, -1)
-        proposed_log_likelihoods = log_likelihoods_of(proposal)
-        accept = np.log(rng.random(chains)) < proposed_log_likelihoods - log_likelihoods
-        rows[accept] = proposal[accept]
-        groups[accept] = proposed[accept]
-        log_likelihoods[accept] = proposed_log_likelihoods[accept]
+    # Each step's draws: the two groups, where in each the card is picked, and the uniform the
+    # acceptance compares with.
+    draws = np.empty((steps, 5, chains))
+    for step in range(steps):
+        draws[step, 0] = first = rng.integers(0, opponents, size=chains)
+        draws[step, 1] = (first + rng.integers(1, opponents + 1, size=chains)) % (opponents + 1)
+        draws[step, 2:] = rng.random((3, chains))
+    log_likelihoods = np.zeros(chains)
+    if record.decisions:
+        _metropolis_chains(groups, draws, view.num_players, *record.arrays(view),
+                           float(temperature), log_likelihoods)
+    rows[:, hand_columns] = groups[:, :opponents].reshape(chains, -1)
     return rows, log_likelihoods
 
 
-def _card_at(groups: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """The card type at ``positions`` (floats in [0, size)) of each row's cards laid out by
-    type: (rows, types) counts -> (rows,) types."""
-    return (np.cumsum(groups, axis=1) <= positions.astype(np.int64)[:, None]).sum(axis=1)
+@jit_allocating
+def _metropolis_chains(groups, draws, num_players, seats, actions, counts, played, plays, since,
+                       temperature, log_likelihoods):
+    """:func:`posterior_deals`' chains on ``groups`` (chain, hidden group, card type: the
+    opponents' hands, then the removed cards), in place, ``log_likelihoods`` their deals' at
+    the end. A swap changes two groups, so only those seats' likelihoods are computed again,
+    and each seat's is kept for every hand of it met (chains meet the likely hands often)."""
+    chains = groups.shape[0]
+    opponents = num_players - 1
+    sizes = np.zeros(groups.shape[1], np.int64)
+    for group in range(groups.shape[1]):
+        sizes[group] = groups[0, group].sum()
+    scratch = forecast_scratch()
+    row = np.zeros((1, ROW_SIZE), np.int8)
+    known = Dict.empty(key_type=types.int64, value_type=types.float64)
+    seat_log_likelihoods = np.empty((chains, opponents))
+    for c in range(chains):
+        for o in range(opponents):
+            seat_log_likelihoods[c, o] = _known_seat_log_likelihood(
+                known, groups[c, o], o + 1, num_players, seats, actions, counts, played, plays,
+                since, temperature, row, scratch)
+    for step in range(draws.shape[0]):
+        for c in range(chains):
+            first, second = int(draws[step, 0, c]), int(draws[step, 1, c])
+            if sizes[first] == 0 or sizes[second] == 0:
+                continue  # a hand played out: nothing to swap
+            first_card = _card_at(groups[c, first], int(draws[step, 2, c] * sizes[first]))
+            second_card = _card_at(groups[c, second], int(draws[step, 3, c] * sizes[second]))
+            if first_card == second_card:
+                continue
+            _swap(groups[c], first, first_card, second, second_card)
+            first_log_likelihood = _known_seat_log_likelihood(
+                known, groups[c, first], first + 1, num_players, seats, actions, counts, played,
+                plays, since, temperature, row, scratch)
+            change = first_log_likelihood - seat_log_likelihoods[c, first]
+            second_log_likelihood = 0.0
+            if second < opponents:
+                second_log_likelihood = _known_seat_log_likelihood(
+                    known, groups[c, second], second + 1, num_players, seats, actions, counts,
+                    played, plays, since, temperature, row, scratch)
+                change += second_log_likelihood - seat_log_likelihoods[c, second]
+            if math.log(draws[step, 4, c]) < change:
+                seat_log_likelihoods[c, first] = first_log_likelihood
+                if second < opponents:
+                    seat_log_likelihoods[c, second] = second_log_likelihood
+            else:
+                _swap(groups[c], first, second_card, second, first_card)
+    for c in range(chains):
+        log_likelihoods[c] = seat_log_likelihoods[c].sum()
+
+
+@jit_allocating
+def _known_seat_log_likelihood(known, hand, seat, num_players, seats, actions, counts, played,
+                               plays, since, temperature, row, scratch):
+    """:func:`_seat_log_likelihood`, computed once per seat and hand in ``known``: the key is
+    the seat then the hand's cards in order, 5 bits each (HAND_KEY_BITS)."""
+    key = np.int64(seat)
+    for t in range(NUM_CARD_TYPES):
+        for _ in range(hand[t]):
+            key = (key << HAND_KEY_BITS) | (t + 1)
+    log_likelihood = known.get(key, np.nan)
+    if np.isnan(log_likelihood):
+        log_likelihood = _seat_log_likelihood(hand, seat, num_players, seats, actions, counts,
+                                              played, plays, since, temperature, row, scratch)
+        known[key] = log_likelihood
+    return log_likelihood
+
+
+@jit
+def _swap(groups, first, first_card, second, second_card):
+    """Move ``first_card`` from group ``first`` to ``second`` and ``second_card`` back."""
+    groups[first, first_card] -= 1
+    groups[first, second_card] += 1
+    groups[second, second_card] -= 1
+    groups[second, first_card] += 1
+
+
+@jit
+def _card_at(cards, position):
+    """The card type at ``position`` (0 .. size - 1) of ``cards`` (counts by type) laid out by
+    type."""
+    for t in range(cards.size):
+        position -= cards[t]
+        if position < 0:
+            return t
+    return cards.size
