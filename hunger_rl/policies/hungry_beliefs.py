@@ -40,7 +40,7 @@ from hunger_rl.engines.hungry.batched import (
     RESORT_OF_ACTION,
     ROW_SIZE,
 )
-from hunger_rl.engines.hungry.engine import HAND_SIZE, NUM_CARD_TYPES, NUM_RESORTS
+from hunger_rl.engines.hungry.engine import HAND_SIZE, NUM_CARD_TYPES, NUM_RESORTS, decode_action
 from hunger_rl.engines.hungry.view import HungryView
 from hunger_rl.policies.hungry_batched import expert_values, forecast_scratch
 
@@ -74,10 +74,17 @@ class PlayRecord:
         self.reset()
 
     def reset(self) -> None:
-        """Forget the game: no decisions, no last move."""
+        """Forget the game: no decisions, no last move, no chains."""
         self.decisions: list[Decision] = []
         self._placed_after_own: np.ndarray | None = None
         self._deck_after_own = 0
+        self._forget_chains()
+
+    def _forget_chains(self) -> None:
+        # The hidden groups of the last posterior deals (:func:`posterior_deals` keeps them),
+        # and the (seat, card type) of each play since then, which its chains go on from.
+        self.chains: np.ndarray | None = None
+        self.plays_since_chains: list[tuple[int, int]] = []
 
     def observe(self, view: HungryView) -> None:
         """Add the plays made since the searcher's last move (one by every other seat, in seat
@@ -86,10 +93,13 @@ class PlayRecord:
         self._placed_after_own = None
         if previous is None or not self._follows(previous, view):
             self.decisions = []
+            self._forget_chains()
             return
         placed = previous.copy()
         for seat in range(1, view.num_players):
             action = int(np.flatnonzero(view.placed[seat] - previous[seat])[0])
+            if self.chains is not None:
+                self.plays_since_chains.append((seat, decode_action(action)[0]))
             # Seat s plays the s-th play after the searcher's, which drew the deck's top card.
             if self._deck_after_own - (seat - 1) <= 0:
                 self.decisions.append(Decision(seat, action, placed.copy()))
@@ -118,6 +128,23 @@ class PlayRecord:
             played = view.placed[decision.seat] - decision.placed[decision.seat]
             since[k] = played.reshape(NUM_CARD_TYPES, 2).sum(axis=1)
         return since
+
+    def continued_chains(self, view: HungryView, chains: int,
+                         rng: np.random.Generator) -> np.ndarray | None:
+        """The hidden groups of :func:`posterior_deals`' last ``chains`` deals less the cards
+        the other seats have played since, to go on from (None if the record kept no such
+        chains): where a hand in a deal lacked its seat's card, that card is traded for one of
+        the hand's at random, a start near the posterior that the chains' steps then correct."""
+        if self.chains is None or self.chains.shape[0] != chains:
+            return None
+        plays = np.array(self.plays_since_chains, np.int64).reshape(-1, 2)
+        hidden = self.chains[0].sum(axis=0) - np.bincount(plays[:, 1], minlength=NUM_CARD_TYPES)
+        if (hidden != view.unseen).any():
+            raise ValueError("the record's chains and the plays since them do not leave the "
+                             "cards this view has not seen: observe every view of the game")
+        groups = self.chains.copy()
+        _take_plays(groups, plays[:, 0] - 1, plays[:, 1], rng.random((plays.shape[0], chains)))
+        return groups
 
     def arrays(self, view: HungryView) -> tuple[np.ndarray, ...]:
         """The decisions as :func:`deal_log_likelihoods` takes them: seats, actions, resort
@@ -213,16 +240,20 @@ def _deal_log_likelihoods(rows, num_players, seats, actions, counts, played, pla
 
 
 def posterior_deals(rows: np.ndarray, view: HungryView, record: PlayRecord,
-                    rng: np.random.Generator, temperature: float,
-                    steps: int) -> tuple[np.ndarray, np.ndarray]:
+                    rng: np.random.Generator, temperature: float, steps: int,
+                    start: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Deals from the uniform deal weighted by the likelihood of ``record``'s plays, and
-    their log-likelihoods (:func:`deal_log_likelihoods`): one
-    Metropolis chain from each of ``rows`` (uniform deals, ``hungry_search.load_deals``'s
-    layout; changed in place and returned), each of ``steps`` steps proposing to swap a random
-    card of one opponent's hand with a random card of another hidden group (another opponent's
-    hand or the removed cards). Picking each card uniformly among its group's makes the proposal
-    symmetric, so a step is accepted with chance min(1, likelihood ratio). Plays are recorded
-    only with the deck empty, so the hidden groups are the hands and the removed cards."""
+    their log-likelihoods (:func:`deal_log_likelihoods`): one Metropolis chain for each of
+    ``rows`` (``hungry_search.load_deals``'s layout; its hands changed in place and returned),
+    each of ``steps`` steps proposing to swap a random card of one opponent's hand with a random
+    card of another hidden group (another opponent's hand or the removed cards). Picking each
+    card uniformly among its group's makes the proposal symmetric, so a step is accepted with
+    chance min(1, likelihood ratio). Plays are recorded only with the deck empty, so the hidden
+    groups are the hands and the removed cards.
+
+    The chains start from ``rows``' uniform deals, or from ``start`` (the hidden groups by
+    chain: the opponents' hands, then the removed cards; :meth:`PlayRecord.continued_chains`).
+    The record keeps the chains' last deals for the next call."""
     _check_temperature(temperature)
     if steps < 0:
         raise ValueError(f"a chain cannot make {steps} steps")
@@ -232,9 +263,12 @@ def posterior_deals(rows: np.ndarray, view: HungryView, record: PlayRecord,
     opponents = view.num_players - 1
     chains = rows.shape[0]
     hand_columns = slice(HANDS + NUM_CARD_TYPES, HANDS + view.num_players * NUM_CARD_TYPES)
-    hands = rows[:, hand_columns].reshape(chains, opponents, NUM_CARD_TYPES)
-    removed = view.unseen.astype(np.int64) - hands.sum(axis=1, dtype=np.int64)
-    groups = np.concatenate([hands.astype(np.int64), removed[:, None, :]], axis=1)
+    if start is None:
+        hands = rows[:, hand_columns].reshape(chains, opponents, NUM_CARD_TYPES)
+        removed = view.unseen.astype(np.int64) - hands.sum(axis=1, dtype=np.int64)
+        groups = np.concatenate([hands.astype(np.int64), removed[:, None, :]], axis=1)
+    else:
+        groups = start.copy()
     # Each step's draws: the two groups, where in each the card is picked, and the uniform the
     # acceptance compares with.
     draws = np.empty((steps, 5, chains))
@@ -247,7 +281,25 @@ def posterior_deals(rows: np.ndarray, view: HungryView, record: PlayRecord,
         _metropolis_chains(groups, draws, view.num_players, *record.arrays(view),
                            float(temperature), log_likelihoods)
     rows[:, hand_columns] = groups[:, :opponents].reshape(chains, -1)
+    record.chains, record.plays_since_chains = groups, []
     return rows, log_likelihoods
+
+
+@jit
+def _take_plays(groups, hands, cards, uniforms):
+    """Each chain's hidden ``groups`` less the played ``cards`` (play p by hand ``hands[p]``):
+    where the hand lacks the card, the group that holds it takes a card of the hand in its
+    place, the hand's ``uniforms[p, chain]``-th in type order."""
+    for c in range(groups.shape[0]):
+        for p in range(cards.size):
+            hand, card = hands[p], cards[p]
+            if groups[c, hand, card] == 0:
+                holder = 0
+                while groups[c, holder, card] == 0:
+                    holder += 1
+                traded = _card_at(groups[c, hand], int(uniforms[p, c] * groups[c, hand].sum()))
+                _swap(groups[c], hand, traded, holder, card)
+            groups[c, hand, card] -= 1
 
 
 @jit_allocating

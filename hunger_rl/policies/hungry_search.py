@@ -183,6 +183,8 @@ class SearchHungryPolicy(Policy):
     # search").
     BELIEF_CHAINS = 64
     BELIEF_STEPS = 30
+    # Card swaps of chains that go on from the last move's deals (PlayRecord.continued_chains).
+    BELIEF_CONTINUED_STEPS = 10
     BELIEF_TEMPERATURE = 0.1
     # The least mean log-likelihood per recorded play of the posterior deals at which the expert
     # stays the opponents' model: against experts about nine moves in ten are above it, against
@@ -305,9 +307,11 @@ class SearchHungryPolicy(Policy):
             return None, "forecast"
         if not self.record.decisions:
             return None, "expert"
+        start = self.record.continued_chains(view, self.BELIEF_CHAINS, rng)
         rows, log_likelihoods = posterior_deals(
             load_deals(view, self.BELIEF_CHAINS, rng), view, self.record, rng,
-            self.BELIEF_TEMPERATURE, self.BELIEF_STEPS)
+            self.BELIEF_TEMPERATURE,
+            self.BELIEF_STEPS if start is None else self.BELIEF_CONTINUED_STEPS, start)
         if log_likelihoods.mean() / len(self.record.decisions) < self.BELIEF_TRUST:
             return None, "forecast"
         return rows, "expert"

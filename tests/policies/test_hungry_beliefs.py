@@ -14,6 +14,7 @@ from hunger_rl.policies.base import RandomPolicy
 from hunger_rl.policies.hungry import ExpertHungryPolicy, Outlook
 from hunger_rl.policies.hungry_beliefs import (
     PlayRecord,
+    _take_plays,
     choice_log_likelihood,
     deal_log_likelihoods,
     posterior_deals,
@@ -110,8 +111,9 @@ def test_record_starts_again_on_a_view_that_does_not_follow():
     # The deck (32 cards at 2 players) is empty from play 32: 8 plays of player_1, the last
     # after player_0's last move.
     assert len(record.decisions) == 7
+    record.chains = np.zeros((1, 2, 25), np.int64)
     record.observe(views[24][0])  # the next game's first view
-    assert record.decisions == []
+    assert record.decisions == [] and record.chains is None and record.plays_since_chains == []
 
 
 def test_belief_search_plays_plain_search_while_the_deck_lasts():
@@ -192,12 +194,14 @@ def test_belief_search_drops_the_model_when_the_expert_explains_the_plays_badly(
     assert all(pool is None and rows is None for pool, rows in dropped)
 
 
-def test_posterior_deals_sample_the_exact_posterior():
+@pytest.mark.parametrize("continued", [False, True])
+def test_posterior_deals_sample_the_exact_posterior(continued):
     """Late in a 2-player game (the opponent holds 2 cards, 2 more were removed) every split of
     the 4 unseen cards can be counted: the uniform deal's chance of each hand times the
     likelihood of the opponent's deck-empty plays. Thousands of short chains land on each hand
-    as often as that posterior says; each deal keeps the cards the searcher has not seen."""
-    temperature = 1.0
+    as often as that posterior says, from uniform deals or ``continued`` from the chains of the
+    searcher's move before; each deal keeps the cards the searcher has not seen."""
+    temperature, chains = 1.0, 4000
     game_env = hungry_v0.raw_env(num_players=2)
     game_env.reset(seed=3)
     expert, rng, record = ExpertHungryPolicy(), np.random.default_rng(3), PlayRecord()
@@ -206,6 +210,8 @@ def test_posterior_deals_sample_the_exact_posterior():
         view = public_view(game_env, agent)
         if agent == "player_0":
             record.observe(view)
+            if continued and view.num_plays == 42:
+                posterior_deals(load_deals(view, chains, rng), view, record, rng, temperature, 25)
         action = expert.act(game_env.observe(agent), rng, view)
         if agent == "player_0":
             record.own_play(view, action)
@@ -226,9 +232,10 @@ def test_posterior_deals_sample_the_exact_posterior():
     posterior /= posterior.sum()
     assert posterior.max() < 0.9  # a posterior worth sampling
 
-    chains = 4000
+    start = record.continued_chains(view, chains, rng)
+    assert (start is not None) == continued
     deals, log_likelihoods = posterior_deals(load_deals(view, chains, rng), view, record, rng,
-                                             temperature, 25)
+                                             temperature, 10 if continued else 25, start)
     np.testing.assert_array_equal(log_likelihoods,
                                   deal_log_likelihoods(deals, record, view, temperature))
     hands = hands_view(deals, 1)
@@ -241,6 +248,85 @@ def test_posterior_deals_sample_the_exact_posterior():
     start = load_deals(view, 8, np.random.default_rng(0))
     np.testing.assert_array_equal(
         posterior_deals(start.copy(), view, record, rng, temperature, 0)[0], start)
+
+
+def test_taking_a_play_from_a_hand_that_lacks_its_card_trades_it_in():
+    """Hidden groups of one chain: two opponents' hands and the removed cards, by card type."""
+    groups = np.zeros((1, 3, 25), np.int64)
+    groups[0, 0, [2, 5]] = 1
+    groups[0, 1, 7] = 1
+    groups[0, 2, 3] = 1
+    # The first opponent plays a 7, which the second holds in this deal: the second takes the
+    # first's card at position 1 of its two (2 and 5, in type order), the 5.
+    _take_plays(groups, np.array([0]), np.array([7]), np.array([[0.75]]))
+    np.testing.assert_array_equal(np.flatnonzero(groups[0, 0]), [2])
+    np.testing.assert_array_equal(np.flatnonzero(groups[0, 1]), [5])
+    np.testing.assert_array_equal(np.flatnonzero(groups[0, 2]), [3])
+    # A hand that holds its card just loses it.
+    _take_plays(groups, np.array([1]), np.array([5]), np.array([[0.0]]))
+    assert groups[0, 1].sum() == 0 and groups[0, 0, 2] == 1 and groups[0, 2, 3] == 1
+
+
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_continued_chains_are_the_last_deals_less_the_plays_since(num_players):
+    """Over whole expert games, at each deck-empty move of one seat: the chains go on from the
+    last move's deals, each less the cards played since (unchanged where every hand held its
+    seat's card), keep the cards the searcher has not seen and the hands' sizes, and explain
+    every recorded play (a finite likelihood)."""
+    continued = unchanged = 0
+    for seed in range(2):
+        game_env = hungry_v0.raw_env(num_players=num_players)
+        game_env.reset(seed=seed)
+        expert, rng, record = ExpertHungryPolicy(), np.random.default_rng(seed), PlayRecord()
+        while not game_env.game.is_over:
+            agent = game_env.agent_selection
+            view = public_view(game_env, agent)
+            action = expert.act(game_env.observe(agent), rng, view)
+            if agent == "player_0":
+                record.observe(view)
+                last, plays = record.chains, list(record.plays_since_chains)
+                start = record.continued_chains(view, 16, rng)
+                assert (start is None) == (last is None)
+                if start is not None:
+                    continued += 1
+                    assert (start >= 0).all() and (start.sum(axis=1) == view.unseen).all()
+                    assert (start[:, :-1].sum(axis=2) == view.hand_sizes[1:]).all()
+                    expected = last.copy()
+                    for seat, card in plays:
+                        expected[:, seat - 1, card] -= 1
+                    held = (expected >= 0).all(axis=(1, 2))
+                    np.testing.assert_array_equal(start[held], expected[held])
+                    unchanged += held.sum()
+                if record.decisions:
+                    rows, log_likelihoods = posterior_deals(
+                        load_deals(view, 16, rng), view, record, rng, 0.5, 3, start)
+                    assert np.isfinite(log_likelihoods).all()
+                    np.testing.assert_allclose(
+                        log_likelihoods, deal_log_likelihoods(rows, record, view, 0.5))
+                record.own_play(view, action)
+            game_env.step(action)
+    assert continued >= 6 and 0 < unchanged < 16 * continued
+
+
+def test_continued_chains_want_every_view_observed():
+    game_env = hungry_v0.raw_env(num_players=2)
+    game_env.reset(seed=0)
+    expert, rng, record = ExpertHungryPolicy(), np.random.default_rng(0), PlayRecord()
+    while game_env.game.num_plays < 40:
+        agent = game_env.agent_selection
+        view = public_view(game_env, agent)
+        action = expert.act(game_env.observe(agent), rng, view)
+        if agent == "player_0":
+            record.observe(view)
+            if record.decisions:
+                posterior_deals(load_deals(view, 4, rng), view, record, rng, 0.5, 1)
+            record.own_play(view, action)
+        game_env.step(action)
+    view = public_view(game_env, "player_0")  # the opponent's last play not observed
+    with pytest.raises(ValueError, match="observe every view of the game"):
+        record.continued_chains(view, 4, rng)
+    record.reset()
+    assert record.chains is None and record.continued_chains(view, 4, rng) is None
 
 
 def test_posterior_deals_refuse_a_deck_and_negative_steps():
