@@ -89,11 +89,13 @@ def cost_per_move(spec: str, players: int, games: int) -> dict[str, float]:
 
 def search_label(search: dict | None) -> str:
     """How an agent plays, for the table: ``network``, ``search:300`` (guided by its network),
-    ``search:9600plays``, ``plain search:9600plays`` (without its network)."""
+    ``search:9600plays``, ``plain search:9600plays`` (without its network),
+    ``plain search:4800plays:beliefs`` (modelling the other seats as the expert)."""
     if search is None:
         return "network"
     budget = search.get("simulations") or f"{search['plays']}{SearchHungryPolicy.PLAYS_SUFFIX}"
-    return ("" if search.get("guided", True) else "plain ") + f"search:{budget}"
+    beliefs = f":{SearchHungryPolicy.BELIEFS}" if search.get("beliefs") else ""
+    return ("" if search.get("guided", True) else "plain ") + f"search:{budget}{beliefs}"
 
 
 def markdown_table(entries: dict[str, dict]) -> str:

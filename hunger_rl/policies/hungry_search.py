@@ -49,8 +49,9 @@ plays or a guide, ``search:Bplays:beliefs:SPEC``) models the other seats as the 
 deck is empty: its playouts from then on field the compiled expert in their seats, and once an
 opponent has played with the deck empty its deals are drawn from the uniform deal weighted by
 the likelihood of the opponents' plays since then, under a softmax of the expert's play values
-(:func:`hunger_rl.policies.hungry_beliefs.posterior_deals`: ``BELIEF_CHAINS`` Metropolis chains
-of ``BELIEF_STEPS`` card swaps each move, from which every round of the search draws its deals).
+(:func:`hunger_rl.policies.hungry_beliefs.posterior_deals`: ``BELIEF_CHAINS`` Metropolis chains,
+which make ``BELIEF_STEPS`` card swaps each move, going on from the last move's deals, and from
+which every round of the search draws its deals).
 Against experts, the hidden cards and the expert's playouts together are worth far more than
 either alone (docs/experiments.md, "What better beliefs would buy the 4-player search"). The
 policy records those plays from its successive views, so it must see each of its moves of a
@@ -178,13 +179,12 @@ class SearchHungryPolicy(Policy):
     # ``search:N:beliefs``: the other seats modelled as the expert once the deck is empty.
     BELIEFS = "beliefs"
     # Belief deals: Metropolis chains a move (the deals each round draws from), card swaps per
-    # chain, and the softmax temperature (in points of the expert's values) of the opponents'
-    # modelled choices (docs/experiments.md, "What better beliefs would buy the 4-player
-    # search").
-    BELIEF_CHAINS = 64
-    BELIEF_STEPS = 30
-    # Card swaps of chains that go on from the last move's deals (PlayRecord.continued_chains).
-    BELIEF_CONTINUED_STEPS = 10
+    # chain and move (the chains go on from one move's deals to the next's), and the softmax
+    # temperature (in points of the expert's values) of the opponents' modelled choices
+    # (docs/experiments.md, "What better beliefs would buy the 4-player search", "Belief
+    # chains that go on from move to move").
+    BELIEF_CHAINS = 32
+    BELIEF_STEPS = 10
     BELIEF_TEMPERATURE = 0.1
     # The least mean log-likelihood per recorded play of the posterior deals at which the expert
     # stays the opponents' model: against experts about nine moves in ten are above it, against
@@ -310,8 +310,7 @@ class SearchHungryPolicy(Policy):
         start = self.record.continued_chains(view, self.BELIEF_CHAINS, rng)
         rows, log_likelihoods = posterior_deals(
             load_deals(view, self.BELIEF_CHAINS, rng), view, self.record, rng,
-            self.BELIEF_TEMPERATURE,
-            self.BELIEF_STEPS if start is None else self.BELIEF_CONTINUED_STEPS, start)
+            self.BELIEF_TEMPERATURE, self.BELIEF_STEPS, start)
         if log_likelihoods.mean() / len(self.record.decisions) < self.BELIEF_TRUST:
             return None, "forecast"
         return rows, "expert"
