@@ -194,6 +194,23 @@ def test_belief_search_drops_the_model_when_the_expert_explains_the_plays_badly(
     assert all(pool is None and rows is None for pool, rows in dropped)
 
 
+def seat_zero_moves(game_env, seed, plays=math.inf):
+    """Experts play ``game_env`` (reset with ``seed``) until the game ends or ``plays`` plays
+    are made; seat 0 keeps a play record: (view, record, rng) at each of its moves, after it has
+    observed the view and before it plays."""
+    game_env.reset(seed=seed)
+    expert, rng, record = ExpertHungryPolicy(), np.random.default_rng(seed), PlayRecord()
+    while not game_env.game.is_over and game_env.game.num_plays < plays:
+        agent = game_env.agent_selection
+        view = public_view(game_env, agent)
+        action = expert.act(game_env.observe(agent), rng, view)
+        if agent == "player_0":
+            record.observe(view)
+            yield view, record, rng
+            record.own_play(view, action)
+        game_env.step(action)
+
+
 @pytest.mark.parametrize("continued", [False, True])
 def test_posterior_deals_sample_the_exact_posterior(continued):
     """Late in a 2-player game (the opponent holds 2 cards, 2 more were removed) every split of
@@ -203,19 +220,9 @@ def test_posterior_deals_sample_the_exact_posterior(continued):
     searcher's move before; each deal keeps the cards the searcher has not seen."""
     temperature, chains = 1.0, 4000
     game_env = hungry_v0.raw_env(num_players=2)
-    game_env.reset(seed=3)
-    expert, rng, record = ExpertHungryPolicy(), np.random.default_rng(3), PlayRecord()
-    while game_env.game.num_plays < 44:
-        agent = game_env.agent_selection
-        view = public_view(game_env, agent)
-        if agent == "player_0":
-            record.observe(view)
-            if continued and view.num_plays == 42:
-                posterior_deals(load_deals(view, chains, rng), view, record, rng, temperature, 25)
-        action = expert.act(game_env.observe(agent), rng, view)
-        if agent == "player_0":
-            record.own_play(view, action)
-        game_env.step(action)
+    for view, record, rng in seat_zero_moves(game_env, 3, plays=44):
+        if continued and view.num_plays == 42:
+            posterior_deals(load_deals(view, chains, rng), view, record, rng, temperature, 25)
     view = public_view(game_env, "player_0")
     record.observe(view)
     assert len(record.decisions) == 6 and view.hand_sizes[1] == 2 and view.unseen.sum() == 4
@@ -276,52 +283,34 @@ def test_continued_chains_are_the_last_deals_less_the_plays_since(num_players):
     continued = unchanged = 0
     for seed in range(2):
         game_env = hungry_v0.raw_env(num_players=num_players)
-        game_env.reset(seed=seed)
-        expert, rng, record = ExpertHungryPolicy(), np.random.default_rng(seed), PlayRecord()
-        while not game_env.game.is_over:
-            agent = game_env.agent_selection
-            view = public_view(game_env, agent)
-            action = expert.act(game_env.observe(agent), rng, view)
-            if agent == "player_0":
-                record.observe(view)
-                last, plays = record.chains, list(record.plays_since_chains)
-                start = record.continued_chains(view, 16, rng)
-                assert (start is None) == (last is None)
-                if start is not None:
-                    continued += 1
-                    assert (start >= 0).all() and (start.sum(axis=1) == view.unseen).all()
-                    assert (start[:, :-1].sum(axis=2) == view.hand_sizes[1:]).all()
-                    expected = last.copy()
-                    for seat, card in plays:
-                        expected[:, seat - 1, card] -= 1
-                    held = (expected >= 0).all(axis=(1, 2))
-                    np.testing.assert_array_equal(start[held], expected[held])
-                    unchanged += held.sum()
-                if record.decisions:
-                    rows, log_likelihoods = posterior_deals(
-                        load_deals(view, 16, rng), view, record, rng, 0.5, 3, start)
-                    assert np.isfinite(log_likelihoods).all()
-                    np.testing.assert_allclose(
-                        log_likelihoods, deal_log_likelihoods(rows, record, view, 0.5))
-                record.own_play(view, action)
-            game_env.step(action)
+        for view, record, rng in seat_zero_moves(game_env, seed):
+            last, plays = record.chains, list(record.plays_since_chains)
+            start = record.continued_chains(view, 16, rng)
+            assert (start is None) == (last is None)
+            if start is not None:
+                continued += 1
+                assert (start >= 0).all() and (start.sum(axis=1) == view.unseen).all()
+                assert (start[:, :-1].sum(axis=2) == view.hand_sizes[1:]).all()
+                expected = last.copy()
+                for seat, card in plays:
+                    expected[:, seat - 1, card] -= 1
+                held = (expected >= 0).all(axis=(1, 2))
+                np.testing.assert_array_equal(start[held], expected[held])
+                unchanged += held.sum()
+            if record.decisions:
+                rows, log_likelihoods = posterior_deals(
+                    load_deals(view, 16, rng), view, record, rng, 0.5, 3, start)
+                assert np.isfinite(log_likelihoods).all()
+                np.testing.assert_allclose(
+                    log_likelihoods, deal_log_likelihoods(rows, record, view, 0.5))
     assert continued >= 6 and 0 < unchanged < 16 * continued
 
 
 def test_continued_chains_want_every_view_observed():
     game_env = hungry_v0.raw_env(num_players=2)
-    game_env.reset(seed=0)
-    expert, rng, record = ExpertHungryPolicy(), np.random.default_rng(0), PlayRecord()
-    while game_env.game.num_plays < 40:
-        agent = game_env.agent_selection
-        view = public_view(game_env, agent)
-        action = expert.act(game_env.observe(agent), rng, view)
-        if agent == "player_0":
-            record.observe(view)
-            if record.decisions:
-                posterior_deals(load_deals(view, 4, rng), view, record, rng, 0.5, 1)
-            record.own_play(view, action)
-        game_env.step(action)
+    for view, record, rng in seat_zero_moves(game_env, 0, plays=40):
+        if record.decisions:
+            posterior_deals(load_deals(view, 4, rng), view, record, rng, 0.5, 1)
     view = public_view(game_env, "player_0")  # the opponent's last play not observed
     with pytest.raises(ValueError, match="observe every view of the game"):
         record.continued_chains(view, 4, rng)
