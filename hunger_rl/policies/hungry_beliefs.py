@@ -78,12 +78,13 @@ class PlayRecord:
         self.decisions: list[Decision] = []
         self._placed_after_own: np.ndarray | None = None
         self._deck_after_own = 0
-        self._forget_chains()
+        self.keep_chains(None)
 
-    def _forget_chains(self) -> None:
-        # The hidden groups of the last posterior deals (:func:`posterior_deals` keeps them),
-        # and the (seat, card type) of each play since then, which its chains go on from.
-        self.chains: np.ndarray | None = None
+    def keep_chains(self, groups: np.ndarray | None) -> None:
+        """Keep ``groups``, the hidden groups of :func:`posterior_deals`' last deals, and from
+        now on the (seat, card type) of each play, which :meth:`continued_chains` goes on
+        from (None: no chains)."""
+        self.chains = groups
         self.plays_since_chains: list[tuple[int, int]] = []
 
     def observe(self, view: HungryView) -> None:
@@ -93,7 +94,7 @@ class PlayRecord:
         self._placed_after_own = None
         if previous is None or not self._follows(previous, view):
             self.decisions = []
-            self._forget_chains()
+            self.keep_chains(None)
             return
         placed = previous.copy()
         for seat in range(1, view.num_players):
@@ -281,7 +282,7 @@ def posterior_deals(rows: np.ndarray, view: HungryView, record: PlayRecord,
         _metropolis_chains(groups, draws, view.num_players, *record.arrays(view),
                            float(temperature), log_likelihoods)
     rows[:, hand_columns] = groups[:, :opponents].reshape(chains, -1)
-    record.chains, record.plays_since_chains = groups, []
+    record.keep_chains(groups)
     return rows, log_likelihoods
 
 

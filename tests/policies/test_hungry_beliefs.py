@@ -111,7 +111,7 @@ def test_record_starts_again_on_a_view_that_does_not_follow():
     # The deck (32 cards at 2 players) is empty from play 32: 8 plays of player_1, the last
     # after player_0's last move.
     assert len(record.decisions) == 7
-    record.chains = np.zeros((1, 2, 25), np.int64)
+    record.keep_chains(np.zeros((1, 2, 25), np.int64))
     record.observe(views[24][0])  # the next game's first view
     assert record.decisions == [] and record.chains is None and record.plays_since_chains == []
 
