@@ -95,7 +95,7 @@ def _exploit(args: argparse.Namespace) -> int:
     config = exploit_config(args.spec, args.game, args.players, args.steps, out, recipe,
                             seed=args.seed, games=args.games)
     output_folder("--out" if args.out else "out", config.out)
-    print(format_report(exploit(config, progress=not args.no_progress)))
+    print(format_report(exploit(config, resume=args.resume, progress=not args.no_progress)))
     return 0
 
 
@@ -155,6 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     exploit.add_argument("--config", help="another recipe: a shipped config's name or a config "
                          "file (its game must match; its opponents and budget are replaced)")
     exploit.add_argument("--out", help="output folder (default runs/exploit_GAME_Np_SPEC)")
+    exploit.add_argument("--resume", action="store_true",
+                         help="continue the run stopped in the output folder from its newest "
+                              "checkpoint (one is written at every point of the curve)")
     exploit.add_argument("--no-progress", action="store_true", help="no progress bars")
     exploit.set_defaults(handler=_exploit)
     return parser
