@@ -79,6 +79,9 @@ class PolicyMetadata:
     # ``models.networks.FullDecisionPolicy``): the logit its later choices start with on the S19
     # rule's choice.
     rule_prior: float = 0.0
+    # A plain MLP's gain on each action's value among its inputs
+    # (``models.networks.ActionValueGain``; files from before the setting have 1).
+    action_value_gain: float = 1.0
     steps: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -105,7 +108,8 @@ def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
     policy_class, extra = policy_class_and_kwargs(metadata.action_scorer, encoder,
                                                   metadata.endgame_head,
                                                   metadata.critic_state_size,
-                                                  metadata.rule_prior, metadata.endgame_hidden)
+                                                  metadata.rule_prior, metadata.endgame_hidden,
+                                                  metadata.action_value_gain)
     return policy_class(
         observation_space,
         spaces.Discrete(metadata.num_actions),
@@ -320,6 +324,9 @@ def _checked_metadata(fields: Any) -> PolicyMetadata:
     check("rule_prior", isinstance(metadata.rule_prior, int | float)
           and not isinstance(metadata.rule_prior, bool) and 0 <= metadata.rule_prior <= 1e6,
           "a number in [0, 1e6]")
+    check("action_value_gain", isinstance(metadata.action_value_gain, int | float)
+          and not isinstance(metadata.action_value_gain, bool)
+          and 0 < metadata.action_value_gain <= 1e6, "a number in (0, 1e6]")
     check("steps", count(metadata.steps, low=0), "a non-negative integer")
     check("extra", isinstance(metadata.extra, dict), "a mapping")
     # As in a training config: option names the env knows, values it takes, a player count the

@@ -62,7 +62,7 @@ def policy_metadata(config: TrainConfig, observation_space: spaces.Box,
         endgame_head=config.network.endgame_head,
         endgame_hidden=list(config.network.endgame_hidden), critic_state_size=state_size,
         rule_prior=config.network.rule_prior,
-        extra={"config": config.to_dict()})
+        action_value_gain=config.network.action_value_gain, extra={"config": config.to_dict()})
 
 
 def evaluate_policy(config: TrainConfig, policy_path: Path, games: int, seed: int,

@@ -92,6 +92,8 @@ def test_a_good_file_loads_and_plays(policy_file):
         ({"game": "chess"}, r"game must be one of \['hunger_show', 'hungry'\]"),
         ({"action_scorer": "yes"}, r"action_scorer must be true or false"),
         ({"steps": -1}, r"steps must be a non-negative integer"),
+        ({"action_value_gain": 0}, r"action_value_gain must be a number in \(0, 1e6\], got 0"),
+        ({"action_value_gain": True}, r"action_value_gain must be a number"),
         ({"wizard": 1}, r"unknown keys \['wizard'\]"),
     ],
 )

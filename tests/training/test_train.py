@@ -191,3 +191,27 @@ def test_evaluation_reads_a_rewritten_policy_file(trained, tmp_path):
     final = outcomes(path)
     shutil.copy(earlier, path)
     assert outcomes(path) == outcomes(earlier) != final
+
+
+def test_a_gained_mlp_trains_keeps_its_gain_and_refuses_another_on_resume(tmp_path):
+    """``network.action_value_gain`` reaches the trained policy file, which plays with it, and a
+    checkpoint of one gain does not resume a run of another."""
+    from hunger_rl.training.config import config_from_dict
+
+    raw = {"game": "hungry", "num_players": 2, "seed": 1, "total_steps": 128,
+           "checkpoint_every_steps": 128, "out": str(tmp_path / "gained"),
+           "env": {"n_envs": 2, "batched": True}, "ppo": {"n_steps": 32, "batch_size": 64},
+           "network": {"hidden": [16, 16], "action_value_gain": 10},
+           "opponents": {"weights": {"greedy": 1.0}},
+           "evaluation": {"every_steps": 128, "games": 2, "opponents": ["random"],
+                          "final_games": 2}}
+    config = config_from_dict(raw)
+    train(config, progress=False)
+    assert read_metadata(tmp_path / "gained" / "policy.safetensors").action_value_gain == 10.0
+    assert load_policy(tmp_path / "gained", "hungry", 2).network.features_extractor.gains.max() \
+        == 10.0
+    other = config.replace(out=str(tmp_path / "other"),
+                           network=dataclasses.replace(config.network, action_value_gain=1.0))
+    with pytest.raises(ValueError, match="action_value_gain is 10.0 there, 1.0 here"):
+        train(other, resume=tmp_path / "gained" / "checkpoints" / "step_000000128",
+              progress=False)

@@ -88,6 +88,13 @@ def test_defaults_fill_missing_sections():
          "ppo.learning_rate_schedule must be one of ['constant', 'linear'], got 'cosine'"),
         ({"ppo": {"learning_rate_schedule": "linear"}, "backend": "rllib"},
          "ppo.learning_rate_schedule applies to the sb3 backend only"),
+        ({"network": {"action_value_gain": 0}},
+         "network.action_value_gain must be a number in [0.001, 1000], got 0"),
+        ({"network": {"action_value_gain": 10, "action_scorer": True}},
+         "network.action_value_gain goes with the plain MLP (an action scorer reads the values "
+         "with its own weight)"),
+        ({"network": {"action_value_gain": 10}, "backend": "rllib"},
+         "network.action_value_gain applies to the sb3 backend only"),
     ],
 )
 def test_bad_values_name_their_key(changes, message):

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
+from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import MlpExtractor
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
 
 from hunger_rl.policies.models.hungry_endgame import DEFAULT_HIDDEN, EndgameHead
 
@@ -21,14 +22,30 @@ ACTIVATION_FUNCTIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 def policy_class_and_kwargs(action_scorer: bool, encoder: Any, endgame_head: bool = False,
                             critic_state_size: int = 0, rule_prior: float = 0.0,
                             endgame_hidden: Sequence[int] = DEFAULT_HIDDEN,
-                            ) -> tuple[type, dict[str, Any]]:
+                            action_value_gain: float = 1.0) -> tuple[type, dict[str, Any]]:
     """The network class for a policy (with or without the action scorer and its endgame head,
     whose per-play layers have the widths ``endgame_hidden``, or a privileged critic reading
     ``critic_state_size`` numbers of state after the encoded observation; an action scorer over
-    a full-decision encoding is a :class:`FullDecisionPolicy` with ``rule_prior``) and the
-    arguments it needs beyond SB3's own."""
+    a full-decision encoding is a :class:`FullDecisionPolicy` with ``rule_prior``; a plain MLP
+    may read each action's value ``action_value_gain`` times over, :class:`ActionValueGain`)
+    and the arguments it needs beyond SB3's own."""
     if endgame_head and not action_scorer:
         raise ValueError("an endgame head belongs to an action scorer")
+    if action_value_gain != 1.0:
+        if action_scorer:
+            raise ValueError("an action value gain belongs to a plain MLP (an action scorer "
+                             "reads the values PRIOR_WEIGHT times over)")
+        if not hasattr(encoder, "action_features"):
+            raise ValueError("an action value gain needs an encoder with per-action features "
+                             "(derived features)")
+        block = encoder.action_features
+        gain = {"features_extractor_class": ActionValueGain,
+                "features_extractor_kwargs": {
+                    "values": (block.start, block.stop, encoder.action_feature_size),
+                    "gain": action_value_gain}}
+        if critic_state_size:
+            return PrivilegedCriticPolicy, {"critic_state_size": critic_state_size, **gain}
+        return MaskableActorCriticPolicy, gain
     full_decisions = getattr(encoder, "full_decisions", False)
     if rule_prior and not (action_scorer and full_decisions):
         raise ValueError("a rule prior belongs to an action scorer in the full-decision mode")
@@ -62,6 +79,31 @@ def policy_class_and_kwargs(action_scorer: bool, encoder: Any, endgame_head: boo
                              "observation_scale": encoder.observation_scale,
                              "hidden": tuple(endgame_hidden)}
     return ActionScorerPolicy, kwargs
+
+
+class ActionValueGain(BaseFeaturesExtractor):
+    """A plain MLP's input with each action's value (the first of its per-action features:
+    Hungry's forecast value relative to the best legal play, HUNGER's crowd value) multiplied
+    by ``gain``, the rest as it is.
+
+    The encoders give those values in tens of points (Hungry) so that an action scorer's
+    ``PRIOR_WEIGHT`` turns them into logits; a plain MLP has to grow that weight itself, and in
+    Hungry the best two plays' values differ by 0.017 in the median position, so the weights
+    that tell them apart are slow to learn from PPO's noisy steps (docs/experiments.md, "PPO
+    against a fixed opponent"). The gain is a constant, not a parameter: the policy file keeps
+    it in its metadata."""
+
+    def __init__(self, observation_space: spaces.Box, values: tuple[int, int, int],
+                 gain: float):
+        size = int(observation_space.shape[0])
+        super().__init__(observation_space, size)
+        start, stop, step = values
+        gains = torch.ones(size)
+        gains[start:stop:step] = gain
+        self.register_buffer("gains", gains, persistent=False)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return observations.flatten(start_dim=1) * self.gains
 
 
 class ActionScorerExtractor(torch.nn.Module):
