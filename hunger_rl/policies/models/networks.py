@@ -31,30 +31,19 @@ def policy_class_and_kwargs(action_scorer: bool, encoder: Any, endgame_head: boo
     and the arguments it needs beyond SB3's own."""
     if endgame_head and not action_scorer:
         raise ValueError("an endgame head belongs to an action scorer")
-    if action_value_gain != 1.0:
-        if action_scorer:
-            raise ValueError("an action value gain belongs to a plain MLP (an action scorer "
-                             "reads the values PRIOR_WEIGHT times over)")
-        if not hasattr(encoder, "action_features"):
-            raise ValueError("an action value gain needs an encoder with per-action features "
-                             "(derived features)")
-        block = encoder.action_features
-        gain = {"features_extractor_class": ActionValueGain,
-                "features_extractor_kwargs": {
-                    "values": (block.start, block.stop, encoder.action_feature_size),
-                    "gain": action_value_gain}}
-        if critic_state_size:
-            return PrivilegedCriticPolicy, {"critic_state_size": critic_state_size, **gain}
-        return MaskableActorCriticPolicy, gain
+    if action_value_gain != 1.0 and action_scorer:
+        raise ValueError("an action value gain belongs to a plain MLP (an action scorer "
+                         "reads the values PRIOR_WEIGHT times over)")
     full_decisions = getattr(encoder, "full_decisions", False)
     if rule_prior and not (action_scorer and full_decisions):
         raise ValueError("a rule prior belongs to an action scorer in the full-decision mode")
     if critic_state_size:
         if action_scorer:
             raise ValueError("a privileged critic goes with the plain MLP, not an action scorer")
-        return PrivilegedCriticPolicy, {"critic_state_size": critic_state_size}
+        return PrivilegedCriticPolicy, {"critic_state_size": critic_state_size,
+                                        **_gained_inputs(encoder, action_value_gain)}
     if not action_scorer:
-        return MaskableActorCriticPolicy, {}
+        return MaskableActorCriticPolicy, _gained_inputs(encoder, action_value_gain)
     if not hasattr(encoder, "action_features"):
         raise ValueError("an action scorer needs an encoder with per-action features (derived "
                          "features)")
@@ -79,6 +68,21 @@ def policy_class_and_kwargs(action_scorer: bool, encoder: Any, endgame_head: boo
                              "observation_scale": encoder.observation_scale,
                              "hidden": tuple(endgame_hidden)}
     return ActionScorerPolicy, kwargs
+
+
+def _gained_inputs(encoder: Any, action_value_gain: float) -> dict[str, Any]:
+    """A plain MLP's arguments for ``action_value_gain``: none for 1 (SB3's own network), an
+    :class:`ActionValueGain` over the encoder's per-action values otherwise."""
+    if action_value_gain == 1.0:
+        return {}
+    if not hasattr(encoder, "action_features"):
+        raise ValueError("an action value gain needs an encoder with per-action features "
+                         "(derived features)")
+    block = encoder.action_features
+    return {"features_extractor_class": ActionValueGain,
+            "features_extractor_kwargs": {
+                "values": (block.start, block.stop, encoder.action_feature_size),
+                "gain": action_value_gain}}
 
 
 class ActionValueGain(BaseFeaturesExtractor):
