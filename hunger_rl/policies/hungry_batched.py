@@ -150,12 +150,12 @@ def _greedy_action(g, b, num_players, void_tied_second, rng_state):
 # First-place points of each resort: the home's stars, or a hotel's 5 (H7).
 FIRST_POINTS = np.array([s + 1 for s in range(NUM_STARS)] + [HOTEL_POINTS] * NUM_STARS, float)
 # The two resorts a card type fits: its holiday home (stars) and its hotel (colour).
-_CARD_HOME = np.array([card_stars(t) - 1 for t in range(NUM_CARD_TYPES)], dtype=np.int64)
-_CARD_HOTEL = np.array([NUM_STARS + card_colour(t) for t in range(NUM_CARD_TYPES)], np.int64)
+CARD_HOME = np.array([card_stars(t) - 1 for t in range(NUM_CARD_TYPES)], dtype=np.int64)
+CARD_HOTEL = np.array([NUM_STARS + card_colour(t) for t in range(NUM_CARD_TYPES)], np.int64)
 # The expert's exact count distributions: the largest count one seat can reach at a resort (all
 # the cards that fit it), the counts 0..MAX_COUNT and their binomial coefficients.
-MAX_COUNT = COPIES_PER_TYPE * int(max(np.bincount(_CARD_HOME).max(),
-                                      np.bincount(_CARD_HOTEL).max()))
+MAX_COUNT = COPIES_PER_TYPE * int(max(np.bincount(CARD_HOME).max(),
+                                      np.bincount(CARD_HOTEL).max()))
 COUNTS_RANGE = np.arange(MAX_COUNT + 1)
 BINOMIAL = np.array([[math.comb(n, k) for k in COUNTS_RANGE] for n in COUNTS_RANGE], float)
 # The expert's parameters (``policies.hungry.ExpertHungryPolicy`` reads them from here): own
@@ -448,10 +448,10 @@ def _seat_count_values(g, b, num_players, scratch, values, details, exact):
     for t in range(NUM_CARD_TYPES):
         unseen = COPIES_PER_TYPE - g[b, PLAYED + t] - g[b, hand + t]
         unseen_total += unseen
-        unseen_fit[_CARD_HOME[t]] += unseen
-        unseen_fit[_CARD_HOTEL[t]] += unseen
-        own_fit[_CARD_HOME[t]] += g[b, hand + t]
-        own_fit[_CARD_HOTEL[t]] += g[b, hand + t]
+        unseen_fit[CARD_HOME[t]] += unseen
+        unseen_fit[CARD_HOTEL[t]] += unseen
+        own_fit[CARD_HOME[t]] += g[b, hand + t]
+        own_fit[CARD_HOTEL[t]] += g[b, hand + t]
     left = TOTAL_PLAYS - np.int64(g[b, NUM_PLAYS])
     for s in range(num_players):
         offset = (s - mover) % num_players

@@ -32,6 +32,11 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from hunger_rl.envs import GAMES
 from hunger_rl.policies.base import Observation, Policy
 from hunger_rl.policies.models.encoders import make_encoder, state_scale
+from hunger_rl.policies.models.hungry_endgame import (
+    CARD_INPUT_SIZE,
+    DEFAULT_MODEL,
+    ENDGAME_MODELS,
+)
 from hunger_rl.policies.models.hungry_endgame import DEFAULT_HIDDEN as DEFAULT_ENDGAME_HIDDEN
 from hunger_rl.policies.models.hungry_endgame import INPUT_SIZE as ENDGAME_INPUT_SIZE
 from hunger_rl.policies.models.networks import (
@@ -71,6 +76,9 @@ class PolicyMetadata:
     # With ``endgame_head``: the widths of its per-play layers (files from before the setting
     # have the default).
     endgame_hidden: list[int] = field(default_factory=lambda: list(DEFAULT_ENDGAME_HIDDEN))
+    # With ``endgame_head``: which network it is (``models.hungry_endgame.ENDGAME_MODELS``; files
+    # from before the setting have the per-play one).
+    endgame_model: str = DEFAULT_MODEL
     # > 0: a privileged critic (``models.networks.PrivilegedCriticPolicy``): in training the
     # value network also read this many numbers of the game's ``state()`` after the encoded
     # observation. The actor never reads them, so the policy plays from the observation alone.
@@ -109,7 +117,8 @@ def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
                                                   metadata.endgame_head,
                                                   metadata.critic_state_size,
                                                   metadata.rule_prior, metadata.endgame_hidden,
-                                                  metadata.action_value_gain)
+                                                  metadata.action_value_gain,
+                                                  metadata.endgame_model)
     return policy_class(
         observation_space,
         spaces.Discrete(metadata.num_actions),
@@ -317,6 +326,11 @@ def _checked_metadata(fields: Any) -> PolicyMetadata:
     check("game_options", isinstance(metadata.game_options, dict)
           and all(isinstance(key, str) for key in metadata.game_options),
           "a mapping of option names")
+    check("endgame_model", metadata.endgame_model in ENDGAME_MODELS,
+          f"one of {sorted(ENDGAME_MODELS)}")
+    check("endgame_hidden", metadata.endgame_model != "cards"
+          or len(set(metadata.endgame_hidden)) == 1,
+          "equal widths for the cards endgame model")
     for flag in ("features", "action_scorer", "endgame_head"):
         check(flag, isinstance(getattr(metadata, flag), bool), "true or false")
     check("critic_state_size", count(metadata.critic_state_size, low=0),
@@ -364,22 +378,35 @@ def _check_tensor_shapes(metadata: PolicyMetadata,
                   f"{metadata.critic_state_size}, hidden {_short(metadata.hidden)} and "
                   f"num_actions {metadata.num_actions} make")
     if metadata.endgame_head:
-        _check_endgame_shapes(metadata.endgame_hidden, tensors)
+        _check_endgame_shapes(metadata.endgame_model, metadata.endgame_hidden, tensors)
     others = sorted({dtype for _, dtype in tensors.values()} - {WEIGHT_DTYPE})
     if others:
         raise ValueError(f"weights must be {WEIGHT_DTYPE}, the file has {others}")
 
 
-def _check_endgame_shapes(widths: list[int],
+def _check_endgame_shapes(model: str, widths: list[int],
                           tensors: Mapping[str, tuple[tuple[int, ...], str]]) -> None:
-    """The endgame head's per-play layers, from the play inputs whose size the game fixes,
-    have the ``endgame_hidden`` widths, and so does its context layer."""
+    """The endgame head's layers have the ``endgame_hidden`` widths: the per-play model's
+    per-play layers, from the play inputs whose size the game fixes, and its context layer; the
+    cards model's card embedding (from the card inputs) and its rounds of messages, one per
+    width."""
     head = "mlp_extractor.endgame."
+    named = f"endgame_model {model!r} with endgame_hidden {_short(widths)}"
     expected: dict[str, tuple[int, ...]] = {}
-    last = _expect_layers(expected, tensors, f"{head}per_play.", widths, ENDGAME_INPUT_SIZE,
-                          f"endgame_hidden {_short(widths)}")
-    expected[f"{head}context.weight"] = (last, last)
-    _check_shapes(expected, tensors, f"endgame_hidden {_short(widths)} makes")
+    if model == "cards":
+        width = widths[0]
+        expected[f"{head}embed.0.weight"] = (width, CARD_INPUT_SIZE)
+        for layer in range(len(widths)):
+            expected[f"{head}rounds.{layer}.0.weight"] = (width, 4 * width)
+        beyond = f"{head}rounds.{len(widths)}.0.weight"
+        if beyond in tensors:
+            raise ValueError(f"{named} has {len(widths)} rounds, the file has more ({beyond})")
+        expected[f"{head}score.0.weight"] = (width, 4 * width)
+    else:
+        last = _expect_layers(expected, tensors, f"{head}per_play.", widths, ENDGAME_INPUT_SIZE,
+                              named)
+        expected[f"{head}context.weight"] = (last, last)
+    _check_shapes(expected, tensors, f"{named} makes")
 
 
 def _expect_layers(expected: dict[str, tuple[int, ...]],

@@ -171,7 +171,7 @@ def _read_checkpoint(folder: Path, network: torch.nn.Module,
     state = _read_state(folder / STATE_FILE)
     metadata = read_metadata(folder / POLICY_FILE)
     for key in ("game", "num_players", "observation_size", "critic_state_size", "num_actions",
-                "hidden", "activation", "action_value_gain"):
+                "hidden", "activation", "action_value_gain", "endgame_model"):
         if getattr(metadata, key) != getattr(expected, key):
             raise ValueError(
                 f"checkpoint {folder} does not match the config: {key} is "

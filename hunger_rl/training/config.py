@@ -68,6 +68,8 @@ from hunger_rl.engines.validation import LEGACY_NUMPY_SEED_LIMIT
 from hunger_rl.envs import GAMES
 from hunger_rl.policies.hungry_search import PLAYOUT_OPPONENTS
 from hunger_rl.policies.models.hungry_endgame import DEFAULT_HIDDEN as DEFAULT_ENDGAME_HIDDEN
+from hunger_rl.policies.models.hungry_endgame import DEFAULT_MODEL as DEFAULT_ENDGAME_MODEL
+from hunger_rl.policies.models.hungry_endgame import ENDGAME_MODELS
 from hunger_rl.training.games import games_with, training_game
 
 SELF_PLAY = "self"
@@ -196,8 +198,15 @@ class NetworkConfig:
         "is empty")
     endgame_hidden: list[int] = setting(
         list(DEFAULT_ENDGAME_HIDDEN), "with endgame_head: widths of the head's per-play layers "
-        "(its context and score layers take the last width); stored in the policy file",
+        "(its context and score layers take the last width), or with endgame_model cards one "
+        "round of messages per width, all equal; stored in the policy file",
         low=1, high=4096, items=(1, 8))
+    endgame_model: str = setting(
+        DEFAULT_ENDGAME_MODEL, "with endgame_head: plays scores each play from its two resorts' "
+        "inputs and the mean over the legal plays; cards passes messages over the grid of the "
+        "25 card types, each joining its home and its hotel, so a play's score sees every card "
+        "competing for its resorts (docs/experiments.md: it fits the play values where plays "
+        "stops); stored in the policy file", choices=tuple(ENDGAME_MODELS))
     privileged_critic: bool = setting(
         False, "sb3 backend, plain MLP: the value network also reads the game's state() (every "
         "hand or holding, the hidden cards or tokens), the policy network only the observation, "
@@ -754,6 +763,13 @@ def _check_consistency(config: TrainConfig) -> None:
             and not config.network.endgame_head):
         raise ValueError("network.endgame_hidden sizes the endgame head: set "
                          "network.endgame_head: true")
+    if config.network.endgame_model != DEFAULT_ENDGAME_MODEL and not config.network.endgame_head:
+        raise ValueError("network.endgame_model picks the endgame head's network: set "
+                         "network.endgame_head: true")
+    if config.network.endgame_model == "cards" and len(set(config.network.endgame_hidden)) > 1:
+        raise ValueError("network.endgame_hidden: the cards endgame model updates each card's "
+                         "vector in place, one round per width, so the widths must be equal, "
+                         f"got {config.network.endgame_hidden}")
     if config.network.endgame_head and not trainer.endgame_head:
         raise ValueError(f"network.endgame_head applies to {games_with('endgame_head')} only")
     if config.endgame.positions:
@@ -878,6 +894,7 @@ def _check_start_network(key: str, start: str, config: TrainConfig,
               "action_scorer": config.network.action_scorer,
               "endgame_head": config.network.endgame_head,
               "endgame_hidden": config.network.endgame_hidden,
+              "endgame_model": config.network.endgame_model,
               "action_value_gain": config.network.action_value_gain,
               "privileged_critic": config.network.privileged_critic}
     found = {**{name: getattr(metadata, name) for name in wanted if name != "privileged_critic"},

@@ -60,7 +60,8 @@ def policy_metadata(config: TrainConfig, observation_space: spaces.Box,
         activation=config.network.activation, game_options=dict(config.game_options),
         features=True, action_scorer=config.network.action_scorer,
         endgame_head=config.network.endgame_head,
-        endgame_hidden=list(config.network.endgame_hidden), critic_state_size=state_size,
+        endgame_hidden=list(config.network.endgame_hidden),
+        endgame_model=config.network.endgame_model, critic_state_size=state_size,
         rule_prior=config.network.rule_prior,
         action_value_gain=config.network.action_value_gain, extra={"config": config.to_dict()})
 

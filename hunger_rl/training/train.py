@@ -165,7 +165,8 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
         config.network.action_scorer,
         make_encoder(config.game, config.num_players, config.game_options),
         config.network.endgame_head, critic_state_size(config), config.network.rule_prior,
-        config.network.endgame_hidden, config.network.action_value_gain)
+        config.network.endgame_hidden, config.network.action_value_gain,
+        config.network.endgame_model)
     ppo = asdict(config.ppo)
     scorer_lr_scale = ppo.pop("scorer_lr_scale")
     critic_warmup_steps = ppo.pop("critic_warmup_steps")

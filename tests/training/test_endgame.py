@@ -13,7 +13,11 @@ from hunger_rl.engines.hungry.engine import HAND_SIZE, NUM_ACTIONS, TOTAL_PLAYS,
 from hunger_rl.engines.hungry.observation import observation_layout
 from hunger_rl.engines.hungry.view import HungryView
 from hunger_rl.policies.hungry import RESORT_CARDS
-from hunger_rl.policies.hungry_batched import forecast_values_of_observations
+from hunger_rl.policies.hungry_batched import (
+    CARD_HOME,
+    CARD_HOTEL,
+    forecast_values_of_observations,
+)
 from hunger_rl.policies.learned import (
     FORMAT,
     METADATA_KEY,
@@ -23,7 +27,11 @@ from hunger_rl.policies.learned import (
     save_policy,
 )
 from hunger_rl.policies.models.encoders import make_encoder
-from hunger_rl.policies.models.hungry_endgame import DEFAULT_HIDDEN, INPUT_SIZE
+from hunger_rl.policies.models.hungry_endgame import (
+    CARD_INPUT_SIZE,
+    DEFAULT_HIDDEN,
+    INPUT_SIZE,
+)
 from hunger_rl.policies.models.networks import action_logits
 from hunger_rl.training.config import config_from_dict
 from hunger_rl.training.endgame import (
@@ -38,11 +46,12 @@ from hunger_rl.training.train import train
 ENDGAME = {"positions": 160, "deals": 2, "epochs": 1, "workers": 1}
 
 
-def scorer_with_head(players=2, hidden=(32, 32), endgame_hidden=DEFAULT_HIDDEN):
+def scorer_with_head(players=2, hidden=(32, 32), endgame_hidden=DEFAULT_HIDDEN,
+                     endgame_model="plays"):
     encoder = make_encoder("hungry", players)
     metadata = PolicyMetadata("hungry", players, encoder.size, NUM_ACTIONS, list(hidden), "tanh",
                               features=True, action_scorer=True, endgame_head=True,
-                              endgame_hidden=list(endgame_hidden))
+                              endgame_hidden=list(endgame_hidden), endgame_model=endgame_model)
     return build_network(metadata), metadata, encoder
 
 
@@ -116,6 +125,87 @@ def test_head_inputs_agree_with_the_view():
             np.testing.assert_allclose(play[28], view.hand[card], atol=1e-4)  # copies in hand
 
 
+def test_card_inputs_agree_with_the_view():
+    """The cards model's inputs of each card type: its copies in hand and unseen, its two
+    plays' forecast values, then its home's and its hotel's tourists and fits."""
+    positions = endgame_positions(2, 200, seed=2)
+    network, _, encoder = scorer_with_head(endgame_hidden=(8, 8), endgame_model="cards")
+    features = torch.as_tensor(encoder.batch(positions.observations))
+    inputs = network.mlp_extractor.endgame.card_inputs(features).numpy()
+    assert inputs.shape == (200, 25, CARD_INPUT_SIZE)
+    forecast = forecast_values_of_observations(positions.observations, 2)
+    for row in range(0, 200, 13):
+        view = HungryView.from_observation({"observation": positions.observations[row],
+                                            "action_mask": positions.masks[row]})
+        own_fit, unseen_fit = RESORT_CARDS @ view.hand, RESORT_CARDS @ view.unseen
+        for card in range(25):
+            cell = inputs[row, card]
+            np.testing.assert_allclose(cell[:2], [view.hand[card], view.unseen[card]], atol=1e-4)
+            assert cell[4] == float(view.hand[card] > 0) and cell[5] == float(
+                view.unseen[card] > 0)
+            for play in (0, 1):  # its home play, then its hotel play
+                if positions.masks[row, 2 * card + play]:
+                    # Legal plays' values are relative to the best legal play (the encoder's).
+                    best = forecast[row][positions.masks[row]].max()
+                    np.testing.assert_allclose(
+                        cell[2 + play] / 10, forecast[row, 2 * card + play] - best, atol=1e-4)
+            for offset, resort in ((6, CARD_HOME[card]), (15, CARD_HOTEL[card])):
+                assert resort == action_resort(2 * card + offset // 15)
+                mine, other = view.resort_counts[0, resort], view.resort_counts[1, resort]
+                np.testing.assert_allclose(
+                    cell[offset : offset + 9] * 5.0,
+                    [mine, other, mine - other, [1, 2, 3, 4, 5, 5, 5, 5, 5, 5][resort],
+                     resort < 5, own_fit[resort], unseen_fit[resort],
+                     mine - other - unseen_fit[resort], mine + own_fit[resort] - other],
+                    atol=1e-4)
+
+
+@pytest.mark.parametrize(("endgame_model", "endgame_hidden"),
+                         [("plays", DEFAULT_HIDDEN), ("cards", (16, 16, 16))])
+def test_heads_are_blind_to_which_colour_is_which(endgame_model, endgame_hidden):
+    """The hotels differ only by colour, so renaming the colours is a symmetry of the game:
+    with any weights, both endgame networks give a renamed position the renamed scores (for
+    the cards model this checks the grid's wiring: which cards share a home, which a hotel)."""
+    positions = endgame_positions(2, 96, seed=9)
+    network, _, encoder = scorer_with_head(endgame_hidden=endgame_hidden,
+                                           endgame_model=endgame_model)
+    head = network.mlp_extractor.endgame
+    with torch.no_grad():
+        for parameter in head.parameters():
+            parameter.add_(0.3 * torch.randn_like(parameter))
+    features = torch.as_tensor(encoder.batch(positions.observations))
+    colours = np.array([3, 0, 4, 1, 2])
+    cards = np.arange(25)
+    renamed_card = colours[cards // 5] * 5 + cards % 5  # card type = colour * 5 + stars - 1
+    renamed_action = (2 * renamed_card[:, None] + np.arange(2)).ravel()
+    layout = observation_layout(2)
+    renamed = features.clone()
+    for seat in range(2):
+        start = layout["placed"].start + seat * NUM_ACTIONS
+        renamed[:, start + renamed_action] = features[:, start : start + NUM_ACTIONS]
+    for block in ("hand", "unseen"):
+        renamed[:, layout[block].start + renamed_card] = features[:, layout[block]]
+    per_action, start = head.per_action, head.forecast
+    forecast = features[:, start : start + NUM_ACTIONS * per_action].reshape(-1, NUM_ACTIONS,
+                                                                          per_action)
+    moved = forecast.clone()
+    moved[:, renamed_action] = forecast
+    renamed[:, start : start + NUM_ACTIONS * per_action] = moved.reshape(len(features), -1)
+    with torch.no_grad():
+        scores, renamed_scores = head(features), head(renamed)
+    legal = torch.as_tensor(positions.masks)
+    np.testing.assert_allclose(renamed_scores[:, renamed_action][legal], scores[legal],
+                               rtol=1e-5, atol=1e-4)
+    # Renaming the stars is no symmetry (the homes' points differ): the scores change.
+    stars = np.array([1, 0, 2, 3, 4])
+    swapped = features.clone()
+    swapped_card = cards // 5 * 5 + stars[cards % 5]
+    for block in ("hand", "unseen"):
+        swapped[:, layout[block].start + swapped_card] = features[:, layout[block]]
+    with torch.no_grad():
+        assert not torch.allclose(head(swapped), scores, atol=1e-3)
+
+
 def test_head_scores_only_rows_with_an_empty_deck():
     observations, _ = game_positions(2, 300, seed=3)
     network, _, encoder = scorer_with_head()
@@ -155,12 +245,14 @@ def test_each_row_runs_only_the_head_it_takes_and_scores_as_both_would():
                                        atol=1e-5)
 
 
-@pytest.mark.parametrize("endgame_hidden", [DEFAULT_HIDDEN, (24, 12, 6)])
-def test_legal_scores_are_the_heads_scores_of_the_legal_plays(endgame_hidden):
+@pytest.mark.parametrize(("endgame_model", "endgame_hidden"),
+                         [("plays", DEFAULT_HIDDEN), ("plays", (24, 12, 6)), ("cards", (16, 16))])
+def test_legal_scores_are_the_heads_scores_of_the_legal_plays(endgame_model, endgame_hidden):
     """The fit's pass over the legal plays alone gives the full pass's scores there (and their
     gradients), 0 on the illegal plays."""
     positions = endgame_positions(2, 64, seed=4)
-    network, _, encoder = scorer_with_head(endgame_hidden=endgame_hidden)
+    network, _, encoder = scorer_with_head(endgame_hidden=endgame_hidden,
+                                           endgame_model=endgame_model)
     head = network.mlp_extractor.endgame
     with torch.no_grad():
         for parameter in head.parameters():
@@ -203,13 +295,16 @@ def test_play_values_are_legal_win_shares_whatever_the_workers():
     assert legal.std() > 0.1
 
 
-def test_fit_learns_which_plays_are_worth_more():
+@pytest.mark.parametrize(("endgame_model", "endgame_hidden"),
+                         [("plays", DEFAULT_HIDDEN), ("cards", (32, 32))])
+def test_fit_learns_which_plays_are_worth_more(endgame_model, endgame_hidden):
     # Values that reward sending the tourist to its home (even actions): after the fit the head
     # prefers homes wherever it can choose, and nothing but the head has changed.
     torch.manual_seed(0)
     positions = endgame_positions(2, 1600, seed=6)
     rigged = np.where(positions.masks, (np.arange(NUM_ACTIONS) % 2 == 0).astype(float), np.nan)
-    network, _, encoder = scorer_with_head()
+    network, _, encoder = scorer_with_head(endgame_hidden=endgame_hidden,
+                                           endgame_model=endgame_model)
     inputs = encoder.batch(positions.observations)
     frozen = {k: v.clone() for k, v in network.state_dict().items() if ".endgame." not in k}
 
@@ -310,6 +405,50 @@ def test_a_file_from_before_the_width_setting_loads_with_the_default_head(tmp_pa
         action_logits(network, torch.as_tensor(encoder.batch(positions.observations))).numpy())
 
 
+def test_policy_file_keeps_the_cards_head(tmp_path):
+    network, metadata, encoder = scorer_with_head(hidden=(16,), endgame_hidden=(12, 12, 12),
+                                                  endgame_model="cards")
+    with torch.no_grad():
+        for parameter in network.mlp_extractor.endgame.parameters():
+            parameter.normal_()
+    path = save_policy(tmp_path / "policy.safetensors", network, metadata)
+    loaded = load_policy(path, "hungry", 2)
+    assert loaded.metadata.endgame_model == "cards"
+    head = loaded.network.mlp_extractor.endgame
+    assert tuple(head.embed[0].weight.shape) == (12, CARD_INPUT_SIZE)
+    assert [tuple(layer[0].weight.shape) for layer in head.rounds] == [(12, 48)] * 3
+    positions = endgame_positions(2, 32, seed=8)
+    np.testing.assert_array_equal(
+        loaded.logits(list(positions.observations)),
+        action_logits(network, torch.as_tensor(encoder.batch(positions.observations))).numpy())
+    # Metadata that does not describe the file's head is refused before a network is built.
+    for changes, message in (
+            ({"endgame_model": "plays"}, r"endgame_model 'plays' with endgame_hidden \[12, 12, "
+             r"12\] makes mlp_extractor.endgame.per_play.0.weight of shape \(12, 31\); the "
+             r"file's is None"),
+            ({"endgame_hidden": [12, 12]}, r"endgame_model 'cards' with endgame_hidden \[12, "
+             r"12\] has 2 rounds, the file has more \(mlp_extractor.endgame.rounds.2.0.weight"),
+            ({"endgame_hidden": [16, 16, 16]}, r"embed.0.weight of shape \(16, 24\); the "
+             r"file's is \(12, 24\)"),
+            ({"endgame_hidden": [12, 12, 6]}, "endgame_hidden must be equal widths for the "
+             "cards endgame model"),
+            ({"endgame_model": "graph"}, r"endgame_model must be one of \['cards', 'plays'\]")):
+        with pytest.raises(ValueError, match=message):
+            load_policy(with_metadata(path, tmp_path / "bad.safetensors", changes), "hungry", 2)
+
+
+def test_a_file_from_before_the_model_setting_loads_with_the_per_play_head(tmp_path):
+    network, metadata, encoder = scorer_with_head(hidden=(16,))
+    path = save_policy(tmp_path / "policy.safetensors", network, metadata)
+    old = with_metadata(path, tmp_path / "old.safetensors", drop="endgame_model")
+    loaded = load_policy(old, "hungry", 2)
+    assert loaded.metadata.endgame_model == "plays"
+    positions = endgame_positions(2, 32, seed=8)
+    np.testing.assert_array_equal(
+        loaded.logits(list(positions.observations)),
+        action_logits(network, torch.as_tensor(encoder.batch(positions.observations))).numpy())
+
+
 def with_metadata(source, target, changes=None, drop=None):
     """A copy of a policy file with some metadata fields changed or one dropped."""
     with safe_open(str(source), framework="pt") as handle:
@@ -335,6 +474,18 @@ def test_tiny_run_with_the_endgame_fit_reports_it(tmp_path, tiny_scorer_config):
     assert len(loaded.network.mlp_extractor.endgame.per_play) == 6
 
 
+def test_tiny_run_fits_a_cards_head(tmp_path, tiny_scorer_config):
+    config = {**tiny_scorer_config, "endgame": ENDGAME,
+              "network": {**tiny_scorer_config["network"], "endgame_head": True,
+                          "endgame_model": "cards", "endgame_hidden": [8, 8]}}
+    train(config_from_dict({**config, "out": str(tmp_path)}), progress=False)
+    report = json.loads((tmp_path / "endgame.json").read_text())
+    assert report["positions"] == 160 - 16 and len(report["held_out_regrets"]) == 1
+    loaded = load_policy(tmp_path / "policy.safetensors", "hungry", 2)
+    assert loaded.metadata.endgame_model == "cards" and loaded.metadata.endgame_hidden == [8, 8]
+    assert len(loaded.network.mlp_extractor.endgame.rounds) == 2
+
+
 def test_endgame_config_rules(tiny_scorer_config):
     with_head = {**tiny_scorer_config,
                  "network": {**tiny_scorer_config["network"], "endgame_head": True}}
@@ -355,4 +506,15 @@ def test_endgame_config_rules(tiny_scorer_config):
     with pytest.raises(ValueError, match="network.endgame_hidden must be"):
         config_from_dict({**with_head, "network": {**with_head["network"],
                                                    "endgame_hidden": []}})
+    with pytest.raises(ValueError, match="endgame_model picks the endgame head's network: set "
+                       "network.endgame_head: true"):
+        config_from_dict({**tiny_scorer_config, "network": {
+            **tiny_scorer_config["network"], "endgame_model": "cards"}})
+    with pytest.raises(ValueError, match="network.endgame_model must be one of"):
+        config_from_dict({**with_head, "network": {**with_head["network"],
+                                                   "endgame_model": "graph"}})
+    with pytest.raises(ValueError, match=r"the widths must be equal, got \[64, 32\]"):
+        config_from_dict({**with_head, "network": {**with_head["network"],
+                                                   "endgame_model": "cards",
+                                                   "endgame_hidden": [64, 32]}})
     assert config_from_dict(with_head).endgame.positions == 0

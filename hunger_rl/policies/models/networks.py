@@ -14,7 +14,7 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
 
-from hunger_rl.policies.models.hungry_endgame import DEFAULT_HIDDEN, EndgameHead
+from hunger_rl.policies.models.hungry_endgame import DEFAULT_HIDDEN, DEFAULT_MODEL, endgame_head
 
 ACTIVATION_FUNCTIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 
@@ -22,9 +22,10 @@ ACTIVATION_FUNCTIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 def policy_class_and_kwargs(action_scorer: bool, encoder: Any, endgame_head: bool = False,
                             critic_state_size: int = 0, rule_prior: float = 0.0,
                             endgame_hidden: Sequence[int] = DEFAULT_HIDDEN,
-                            action_value_gain: float = 1.0) -> tuple[type, dict[str, Any]]:
+                            action_value_gain: float = 1.0,
+                            endgame_model: str = DEFAULT_MODEL) -> tuple[type, dict[str, Any]]:
     """The network class for a policy (with or without the action scorer and its endgame head,
-    whose per-play layers have the widths ``endgame_hidden``, or a privileged critic reading
+    the network ``endgame_model`` with the widths ``endgame_hidden``, or a privileged critic reading
     ``critic_state_size`` numbers of state after the encoded observation; an action scorer over
     a full-decision encoding is a :class:`FullDecisionPolicy` with ``rule_prior``; a plain MLP
     may read each action's value ``action_value_gain`` times over, :class:`ActionValueGain`)
@@ -66,7 +67,7 @@ def policy_class_and_kwargs(action_scorer: bool, encoder: Any, endgame_head: boo
     if endgame_head:
         kwargs["endgame"] = {"num_players": encoder.num_players,
                              "observation_scale": encoder.observation_scale,
-                             "hidden": tuple(endgame_hidden)}
+                             "hidden": tuple(endgame_hidden), "model": endgame_model}
     return ActionScorerPolicy, kwargs
 
 
@@ -140,9 +141,9 @@ class ActionScorerExtractor(torch.nn.Module):
             torch.nn.Linear(self.HIDDEN, 1))
         self.latent_dim_pi = self.mlp.latent_dim_pi + self.num_actions
         self.latent_dim_vf = self.mlp.latent_dim_vf
-        self.endgame = None if endgame is None else EndgameHead(
-            endgame["num_players"], endgame["observation_scale"], action_features,
-            action_feature_size, endgame["hidden"])
+        self.endgame = None if endgame is None else endgame_head(
+            endgame["model"], endgame["num_players"], endgame["observation_scale"],
+            action_features, action_feature_size, endgame["hidden"])
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)
