@@ -41,7 +41,7 @@ from hunger_rl.training.endgame import (
     play_values,
 )
 from hunger_rl.training.positions import encode_positions, game_positions
-from hunger_rl.training.train import train
+from hunger_rl.training.train import make_model, make_vec_env, train
 
 ENDGAME = {"positions": 160, "deals": 2, "epochs": 1, "workers": 1}
 
@@ -403,6 +403,31 @@ def test_a_file_from_before_the_width_setting_loads_with_the_default_head(tmp_pa
     np.testing.assert_array_equal(
         loaded.logits(list(positions.observations)),
         action_logits(network, torch.as_tensor(encoder.batch(positions.observations))).numpy())
+
+
+def test_training_starts_the_cards_head_from_pytorchs_initialisation(tiny_scorer_config):
+    """SB3 initialises the extractor's layers orthogonally with gain sqrt(2); the cards head's
+    residual rounds would grow each card's vector round by round under it (its fit then starts
+    from a loss ten times larger and ends worse), so training gives it PyTorch's default
+    initialisation back: weights uniform within 1 / sqrt(fan in). The per-play head keeps
+    SB3's."""
+    def first_layers(model):
+        config = config_from_dict({**tiny_scorer_config, "network": {
+            **tiny_scorer_config["network"], "endgame_head": True, "endgame_model": model,
+            "endgame_hidden": [64, 64]}})
+        vec_env = make_vec_env(config)
+        head = make_model(config, vec_env).policy.mlp_extractor.endgame
+        vec_env.close()
+        return [layer for layer in head.modules() if isinstance(layer, torch.nn.Linear)]
+
+    for layer in first_layers("cards"):
+        fan_in = layer.weight.shape[1]
+        assert layer.weight.abs().max() <= fan_in ** -0.5
+        np.testing.assert_allclose(layer.weight.std().item(), (3 * fan_in) ** -0.5, rtol=0.15)
+    for layer in first_layers("plays")[:-1]:  # the last is the score, one row
+        # Orthogonal rows of norm sqrt(2): the weights' mean square is 2 / fan in.
+        rows = min(layer.weight.shape)
+        np.testing.assert_allclose(layer.weight.square().sum().item(), 2 * rows, rtol=1e-4)
 
 
 def test_policy_file_keeps_the_cards_head(tmp_path):

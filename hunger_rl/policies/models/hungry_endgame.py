@@ -209,6 +209,14 @@ class CardGridHead(_EndgameInputs):
         self.score = torch.nn.Sequential(torch.nn.Linear(4 * width, width), torch.nn.ReLU(),
                                          torch.nn.Linear(width, 2))
 
+    def reset_parameters(self) -> None:
+        """PyTorch's default initialisation of every layer. SB3 initialises an extractor's
+        layers orthogonally with gain sqrt(2), under which the residual rounds grow each card's
+        vector round by round and the fit starts from scores far too large (and fits worse)."""
+        for module in self.modules():
+            if isinstance(module, torch.nn.Linear):
+                module.reset_parameters()
+
     def card_inputs(self, features: torch.Tensor) -> torch.Tensor:
         """(B, 25, CARD_INPUT_SIZE) inputs of every card type."""
         own, best_other, hand, unseen, own_fit, unseen_fit, forecast = self.table(features)

@@ -14,7 +14,12 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
 
-from hunger_rl.policies.models.hungry_endgame import DEFAULT_HIDDEN, DEFAULT_MODEL, endgame_head
+from hunger_rl.policies.models.hungry_endgame import (
+    DEFAULT_HIDDEN,
+    DEFAULT_MODEL,
+    CardGridHead,
+    endgame_head,
+)
 
 ACTIVATION_FUNCTIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 
@@ -204,6 +209,8 @@ class ActionScorerPolicy(MaskableActorCriticPolicy):
         if size != self.action_net.out_features:
             raise ValueError(f"features of {size} actions for {self.action_net.out_features}")
         start_scores_at_prior(self.action_net.weight, self.mlp_extractor, self.PRIOR_WEIGHT)
+        if self.ortho_init and isinstance(self.mlp_extractor.endgame, CardGridHead):
+            self.mlp_extractor.endgame.reset_parameters()
         if self.scorer_lr_scale != 1.0:
             self.optimizer = self.optimizer_class(
                 self._scaled_parameter_groups(lr_schedule(1)), lr=lr_schedule(1),
