@@ -55,6 +55,18 @@ def scorer_with_head(players=2, hidden=(32, 32), endgame_hidden=DEFAULT_HIDDEN,
     return build_network(metadata), metadata, encoder
 
 
+def perturbed_head(endgame_model, endgame_hidden, noise):
+    """An endgame head whose weights are its initial ones plus Gaussian ``noise``, and the
+    encoder of its inputs."""
+    network, _, encoder = scorer_with_head(endgame_hidden=endgame_hidden,
+                                           endgame_model=endgame_model)
+    head = network.mlp_extractor.endgame
+    with torch.no_grad():
+        for parameter in head.parameters():
+            parameter.add_(noise * torch.randn_like(parameter))
+    return head, encoder
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_endgame_positions_are_every_turn_after_the_last_draw(players):
     positions = endgame_positions(players, 3 * HAND_SIZE * players, seed=1)
@@ -167,12 +179,7 @@ def test_heads_are_blind_to_which_colour_is_which(endgame_model, endgame_hidden)
     with any weights, both endgame networks give a renamed position the renamed scores (for
     the cards model this checks the grid's wiring: which cards share a home, which a hotel)."""
     positions = endgame_positions(2, 96, seed=9)
-    network, _, encoder = scorer_with_head(endgame_hidden=endgame_hidden,
-                                           endgame_model=endgame_model)
-    head = network.mlp_extractor.endgame
-    with torch.no_grad():
-        for parameter in head.parameters():
-            parameter.add_(0.3 * torch.randn_like(parameter))
+    head, encoder = perturbed_head(endgame_model, endgame_hidden, 0.3)
     features = torch.as_tensor(encoder.batch(positions.observations))
     colours = np.array([3, 0, 4, 1, 2])
     cards = np.arange(25)
@@ -251,12 +258,7 @@ def test_legal_scores_are_the_heads_scores_of_the_legal_plays(endgame_model, end
     """The fit's pass over the legal plays alone gives the full pass's scores there (and their
     gradients), 0 on the illegal plays."""
     positions = endgame_positions(2, 64, seed=4)
-    network, _, encoder = scorer_with_head(endgame_hidden=endgame_hidden,
-                                           endgame_model=endgame_model)
-    head = network.mlp_extractor.endgame
-    with torch.no_grad():
-        for parameter in head.parameters():
-            parameter.add_(0.1 * torch.randn_like(parameter))
+    head, encoder = perturbed_head(endgame_model, endgame_hidden, 0.1)
     features = torch.as_tensor(encoder.batch(positions.observations))
     legal = torch.as_tensor(positions.masks)
     gradients = []
