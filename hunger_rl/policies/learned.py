@@ -326,7 +326,8 @@ def _checked_metadata(fields: Any) -> PolicyMetadata:
     check("game_options", isinstance(metadata.game_options, dict)
           and all(isinstance(key, str) for key in metadata.game_options),
           "a mapping of option names")
-    check("endgame_model", metadata.endgame_model in ENDGAME_MODELS,
+    check("endgame_model", isinstance(metadata.endgame_model, str)
+          and metadata.endgame_model in ENDGAME_MODELS,
           f"one of {sorted(ENDGAME_MODELS)}")
     check("endgame_hidden", metadata.endgame_model != "cards"
           or len(set(metadata.endgame_hidden)) == 1,

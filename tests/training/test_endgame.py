@@ -459,7 +459,8 @@ def test_policy_file_keeps_the_cards_head(tmp_path):
              r"file's is \(12, 24\)"),
             ({"endgame_hidden": [12, 12, 6]}, "endgame_hidden must be equal widths for the "
              "cards endgame model"),
-            ({"endgame_model": "graph"}, r"endgame_model must be one of \['cards', 'plays'\]")):
+            ({"endgame_model": "graph"}, r"endgame_model must be one of \['cards', 'plays'\]"),
+            ({"endgame_model": ["cards"]}, "endgame_model must be one of")):
         with pytest.raises(ValueError, match=message):
             load_policy(with_metadata(path, tmp_path / "bad.safetensors", changes), "hungry", 2)
 
