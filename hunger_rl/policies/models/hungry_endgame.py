@@ -195,8 +195,9 @@ class CardGridHead(_EndgameInputs):
         rows[np.arange(NUM_CARD_TYPES), CARD_HOME] = 1 / NUM_STARS
         columns = np.zeros((NUM_CARD_TYPES, NUM_STARS), np.float32)
         columns[np.arange(NUM_CARD_TYPES), CARD_HOTEL - NUM_STARS] = 1 / NUM_STARS
+        # The homes are resorts 0-4, so a card's home is also its row.
         constants = {"card_home": CARD_HOME, "card_hotel": CARD_HOTEL,
-                     "row_of_card": CARD_HOME, "column_of_card": CARD_HOTEL - NUM_STARS,
+                     "column_of_card": CARD_HOTEL - NUM_STARS,
                      "row_means": rows, "column_means": columns,
                      "is_home": np.arange(len(FIRST_POINTS)) < NUM_STARS}
         for name, value in constants.items():
@@ -237,7 +238,7 @@ class CardGridHead(_EndgameInputs):
         rows = torch.einsum("bcw,cr->brw", cards, self.row_means)
         columns = torch.einsum("bcw,cr->brw", cards, self.column_means)
         grid = cards.mean(dim=1, keepdim=True).expand_as(cards)
-        return torch.cat([cards, rows[:, self.row_of_card], columns[:, self.column_of_card],
+        return torch.cat([cards, rows[:, self.card_home], columns[:, self.column_of_card],
                           grid], dim=2)
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
