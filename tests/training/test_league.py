@@ -192,8 +192,8 @@ def test_a_random_learner_is_recorded_level_with_random_players_and_beaten_by_ex
       "opponents": {"weights": {"forecast": 1}, "pfsp_exponent": 2},
       "evaluation": {"opponents": ["random"]}},
      r"opponents.pfsp_exponent draws the league .*\(hunger_show only\)"),
-    ({"opponents": {"weights": {"self": 1, "ismcts:2": 1}}},
-     r"opponents.weights: env.batched plays only .*'self'\] opponents, not \['ismcts:2'\]"),
+    ({"opponents": {"weights": {"self": 1, "smmcts:2": 1}}},
+     r"opponents.weights: env.batched plays only .*'self'\] opponents, not \['smmcts:2'\]"),
     ({"opponents": {"weights": {"self": 1}, "max_snapshots": 0}},
      r"opponents.max_snapshots must be an integer in \[1, 1000\], got 0"),
 ])
