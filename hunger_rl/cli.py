@@ -71,6 +71,14 @@ def _train(args: argparse.Namespace) -> int:
             raise ValueError(str(error)) from error
         train_rllib(config, progress=not args.no_progress)
         return 0
+    if config.backend == "exploiter_league":
+        if args.beside:
+            raise ValueError("--beside works with the sb3 backend only")
+        from hunger_rl.training.exploiter_league import train_exploiter_league
+
+        train_exploiter_league(config, resolve_config(config.exploiter_league.exploiter_recipe),
+                               resume=args.resume, progress=not args.no_progress)
+        return 0
     from hunger_rl.training.outputs import final_evaluation, format_beside
 
     if config.backend == "expert_iteration":

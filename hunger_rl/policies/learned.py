@@ -6,8 +6,11 @@ reads numbers and JSON only, so no code from the file is ever run. The network i
 ``MaskableActorCriticPolicy`` (an MLP with policy and value heads), or with ``action_scorer`` its
 ``models.networks.ActionScorerPolicy`` form, or with ``critic_state_size`` its
 ``models.networks.PrivilegedCriticPolicy`` form (whose actor reads the observation alone); as a
-:class:`Policy` it plays the masked argmax of its logits, or samples from them when
-``deterministic=False``.
+:class:`Policy` it plays the masked argmax of its logits (``temperature`` 0) or samples from their
+softmax at ``temperature`` T > 0 (the logits divided by T), drawing from the caller's generator,
+so that a seeded game replays exactly. Sampled play is the mixed strategy a simultaneous-move
+game needs: a player that always picks alike is found out by any learner
+(docs/agents.md, "Mixed play").
 """
 
 from __future__ import annotations
@@ -134,17 +137,17 @@ class LearnedPolicy(Policy):
     """A trained network playing one seat; observations are encoded as in training."""
 
     def __init__(self, network: MaskableActorCriticPolicy, metadata: PolicyMetadata,
-                 deterministic: bool = True, name: str = "learned"):
+                 temperature: float = 0.0, name: str = "learned"):
         self.network = network.eval()
         self.metadata = metadata
-        self.deterministic = deterministic
+        self.temperature = checked_temperature(temperature)
         self.name = name
         self._encode = make_encoder(metadata.game, metadata.num_players, metadata.game_options,
                            metadata.features)
 
     @classmethod
     def from_weights(cls, metadata: PolicyMetadata, weights: Mapping[str, Any],
-                     deterministic: bool = True, name: str = "learned") -> LearnedPolicy:
+                     temperature: float = 0.0, name: str = "learned") -> LearnedPolicy:
         # Built inside a fork of torch's random state: the initial weights are overwritten
         # below, and drawing them must not move the caller's random stream (a training run that
         # loads snapshots or evaluates in its own process would otherwise train differently).
@@ -156,7 +159,7 @@ class LearnedPolicy(Policy):
         except RuntimeError as error:
             raise ValueError(f"the weights do not fit the network {metadata.hidden}: "
                              f"{error}") from error
-        return cls(network, metadata, deterministic, name)
+        return cls(network, metadata, temperature, name)
 
     def logits(self, observations: list[np.ndarray] | np.ndarray) -> np.ndarray:
         """Unmasked action logits for a batch of raw observation vectors."""
@@ -194,10 +197,26 @@ class LearnedPolicy(Policy):
             raise ValueError("an action mask allows no action: this player is not to move")
         logits = self.logits(observations)
         logits = np.where(masks, logits, -np.inf)
-        if self.deterministic:
+        if not self.temperature:
             return logits.argmax(axis=1)
-        # Gumbel-max: a sample from the masked softmax, drawn from the caller's generator.
-        return (logits + rng.gumbel(size=logits.shape)).argmax(axis=1)
+        # Gumbel-max: a sample from the masked softmax of logits / T, drawn from the caller's
+        # generator.
+        return (logits / self.temperature + rng.gumbel(size=logits.shape)).argmax(axis=1)
+
+
+# Above this a softmax is uniform over the legal actions to within float precision for any
+# trained logits, so a larger temperature says nothing more (and may be a typo).
+MAX_TEMPERATURE = 100.0
+
+
+def checked_temperature(temperature: Any) -> float:
+    """``temperature`` as a float in [0, ``MAX_TEMPERATURE``] (0: argmax play), else a
+    ``ValueError`` naming it."""
+    if (isinstance(temperature, bool) or not isinstance(temperature, int | float)
+            or not 0 <= temperature <= MAX_TEMPERATURE):
+        raise ValueError(f"a policy's temperature must be a number in [0, {MAX_TEMPERATURE:g}] "
+                         f"(0 plays the argmax), got {temperature!r}")
+    return float(temperature)
 
 
 def network_weights(network: torch.nn.Module) -> dict[str, np.ndarray]:
@@ -449,7 +468,7 @@ def read_weights(path: str | Path) -> dict[str, torch.Tensor]:
 
 
 def load_policy(path: str | Path, game: str, num_players: int,
-                deterministic: bool = True) -> LearnedPolicy:
+                temperature: float = 0.0) -> LearnedPolicy:
     """Load a trained policy for ``game`` with ``num_players``; a clear error if it is for
     another game or player count, or if the file is not a policy file, its metadata does not
     describe its tensors, or a weight is not finite."""
@@ -458,7 +477,7 @@ def load_policy(path: str | Path, game: str, num_players: int,
         raise ValueError(
             f"{path} holds a policy for {metadata.game} with {metadata.num_players} players, "
             f"not for {game} with {num_players} players")
-    return LearnedPolicy.from_weights(metadata, read_weights(path), deterministic,
+    return LearnedPolicy.from_weights(metadata, read_weights(path), temperature,
                                       name=str(path))
 
 

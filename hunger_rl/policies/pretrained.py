@@ -10,8 +10,10 @@ Hungry's network-guided search with its network as the prior,
 ``search:N:pretrained:NAME:network`` (``search:Bplays:...``, ``search:N:D:...``), under the
 agent's own name; with ``"guided": false`` it plays the search without its network
 (``search:N``, ``search:Bplays``), and with ``"beliefs": true`` it models the other seats as the
-expert once the deck is empty (``search:N:beliefs``). ``pretrained:NAME:network`` is the
-network alone, for every agent.
+expert once the deck is empty (``search:N:beliefs``). An entry with a ``temperature`` T > 0 (and
+no search) samples from its network's softmax at T, a mixed strategy (``policies.learned``);
+without one it plays the argmax. ``pretrained:NAME:network`` is the network alone, playing its
+argmax, for every agent.
 """
 
 from __future__ import annotations
@@ -69,9 +71,25 @@ def load_pretrained(argument: str, game: str, num_players: int):
         network = load_policy(path, game=game, num_players=num_players)
     search = entry.get("search")
     network.name = PREFIX + name + (f":{NETWORK}" if part or search else "")
-    if search is None or part == NETWORK:
+    if part == NETWORK:
         return network
+    if search is None:
+        _play_at_temperature(name, entry, network)
+        return network
+    if "temperature" in entry:
+        raise ValueError(f"{CATALOGUE}, agent {name!r}: a temperature is for an agent that plays "
+                         "its network, not for one that searches")
     return _searching_agent(name, entry, network)
+
+
+def _play_at_temperature(name: str, entry: dict[str, Any], network) -> None:
+    """Set the network's temperature to the entry's (argmax play without one)."""
+    from hunger_rl.policies.learned import checked_temperature
+
+    try:
+        network.temperature = checked_temperature(entry.get("temperature", 0.0))
+    except ValueError as error:
+        raise ValueError(f"{CATALOGUE}, agent {name!r}: {error}") from error
 
 
 def _searching_agent(name: str, entry: dict[str, Any], network):

@@ -15,13 +15,17 @@ MCTS, decoupled UCT over the day's joint picks, N simulations per move, 100 by d
 ``smmcts:N:SPEC`` (the same search, SPEC's network biasing the searcher's own picks);
 ``pretrained:NAME``, a trained agent shipped with the package (``policies.pretrained``; some search
 at play time, and ``pretrained:NAME:network`` is the network alone); or the path of a trained
-checkpoint.
+checkpoint. A trained network's way of playing can be chosen: ``argmax:SPEC`` plays its masked
+argmax, ``sample:SPEC`` samples from its softmax, ``sample:T:SPEC`` from its softmax at temperature
+T (a decimal such as ``0.5``; the logits are divided by T), each draw from the game's seeded
+generator (``policies.learned``).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import re
 from dataclasses import dataclass
 
 from hunger_rl.envs import game_spec
@@ -33,6 +37,11 @@ DEFAULT_ISMCTS_SIMULATIONS = 100
 GUIDED_SEARCHES = {"hungry": "search", "hunger_show": "smmcts"}
 DEFAULT_SMMCTS_SIMULATIONS = 100
 CHECKPOINT_SUFFIXES = (".safetensors", ".zip", ".pt", ".pth", ".ckpt")
+# ``argmax:SPEC``, ``sample:SPEC``, ``sample:T:SPEC``: how a trained network plays.
+ARGMAX, SAMPLE = "argmax", "sample"
+DEFAULT_SAMPLE_TEMPERATURE = 1.0
+DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")  # ASCII digits only: str.isdigit takes '²'
+
 
 
 @dataclass(frozen=True)
@@ -136,6 +145,8 @@ def make_policy(spec: str, game: str, num_players: int) -> Policy:
     if not isinstance(spec, str) or not spec:
         raise ValueError(f"a policy spec must be a non-empty string, got {spec!r}")
     name, _, argument = spec.partition(":")
+    if name in (ARGMAX, SAMPLE):
+        return _play_mode(spec, name, argument, game, num_players)
     entry = table.get(name)
     if name == GUIDED_SEARCHES.get(game) and ":" in argument and entry is not None:
         return _guided_search(spec, argument, game, num_players)
@@ -176,7 +187,46 @@ def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
             rows.append((f"{PREFIX}{name}:{NETWORK}", f"the network of {PREFIX}{name} alone, "
                          "without its search (fast)"))
     rows.append(("PATH", "a policy trained by `hunger-rl train` (its folder or policy file)"))
+    rows += [(f"{ARGMAX}:SPEC", "the trained network SPEC (a checkpoint or pretrained:NAME "
+              "without a search) playing its argmax"),
+             (f"{SAMPLE}:SPEC", "the same network sampling from its softmax, reproducibly by "
+              f"the game's seed; {SAMPLE}:T:SPEC at temperature T (logits / T)")]
     return rows
+
+
+def _play_mode(spec: str, mode: str, argument: str, game: str, num_players: int) -> Policy:
+    """``argmax:SPEC``, ``sample:SPEC`` or ``sample:T:SPEC``: the trained network SPEC playing
+    its argmax or sampling at temperature T."""
+    temperature, network_spec = 0.0, argument
+    if mode == SAMPLE:
+        head, colon, rest = argument.partition(":")
+        if colon and DECIMAL.fullmatch(head):
+            temperature, network_spec = float(head), rest
+            if not temperature:
+                raise ValueError(f"in {spec!r}, a sampling temperature must be above 0 "
+                                 f"({ARGMAX}:{rest} plays the argmax)")
+        else:
+            temperature = DEFAULT_SAMPLE_TEMPERATURE
+    if not network_spec:
+        raise ValueError(f"in {spec!r}, a trained network's policy spec must follow {mode}: "
+                         f"({ARGMAX}:SPEC, {SAMPLE}:SPEC or {SAMPLE}:T:SPEC)")
+    try:
+        policy = make_policy(network_spec, game, num_players)
+    except ValueError as error:
+        raise ValueError(f"in {spec!r}, {network_spec!r}: {error}") from error
+    if not hasattr(policy, "temperature"):
+        raise ValueError(f"in {spec!r}, {network_spec!r} is not a trained network (a checkpoint, "
+                         "or pretrained:NAME of an agent that does not search: "
+                         "pretrained:NAME:network for one that does), so it has no "
+                         "distribution to play")
+    from hunger_rl.policies.learned import checked_temperature
+
+    try:
+        policy.temperature = checked_temperature(temperature)
+    except ValueError as error:
+        raise ValueError(f"in {spec!r}, {error}") from error
+    policy.name = spec
+    return policy
 
 
 def _guided_search(spec: str, argument: str, game: str, num_players: int) -> Policy:

@@ -4,9 +4,10 @@
   every show plays one day: the learner's action at its seat, the other living seats played
   inside the batch by the members of a :class:`~hunger_rl.training.league.League`, one member
   per seat drawn for each show from ``opponent_weights``: compiled players
-  (:mod:`hunger_rl.policies.hunger_show_batched`) and, for ``self``, frozen snapshots of the
-  learner answered by one batched forward pass per snapshot (``add_snapshot``), drawn by
-  prioritised fictitious self-play with ``pfsp_exponent`` > 0.
+  (:mod:`hunger_rl.policies.hunger_show_batched`), trained networks named by their policy specs
+  and, for ``self``, frozen snapshots of the learner (``add_snapshot``), the networks answered by
+  one batched forward pass each, drawn by prioritised fictitious self-play with
+  ``pfsp_exponent`` > 0.
 - Observation: the learner's ``hunger_show_v0`` observation vector, or ``encode(observations)``
   of the whole batch (with ``encoded_size``); ``action_masks()`` gives the learner's legal
   actions, as :class:`~hunger_rl.training.single_agent.ShowSingleAgentEnv` does.
@@ -57,7 +58,7 @@ class BatchedShowVecEnv(WholeBatchVecEnv):
         # With self-play the league's snapshot_metadata is set once the spaces exist
         # (batched_vec_env_from_config).
         self.league = League(dict(opponent_weights or {"random": 1.0}), pfsp_exponent,
-                             max_snapshots)
+                             max_snapshots, num_players=num_players)
         self.batch = BatchedShow(num_players, num_envs, **game_options)
         self.num_players = num_players
         self.learner_seats = np.arange(num_envs, dtype=np.int64) % num_players
@@ -118,7 +119,7 @@ class BatchedShowVecEnv(WholeBatchVecEnv):
         out = self.batch.outputs
         actions = self.players.act(out.observations, out.action_masks)
         if self.league.policies:
-            self.league.act_snapshots(self.members, out.observations, out.action_masks,
+            self.league.act_networks(self.members, out.observations, out.action_masks,
                                       actions, self._snapshot_rng)
         seats = self.learner_seats.copy()
         actions[self._rows, seats] = self._actions

@@ -193,7 +193,11 @@ def _read_checkpoint(folder: Path, network: torch.nn.Module,
         _check_like(f"{folder / SNAPSHOTS_FILE}, snapshot {index}", snapshot, shapes)
     state.snapshots = [{name: tensor.numpy() for name, tensor in snapshots[i].items()}
                        for i in sorted(snapshots)]
-    if state.league and len(state.league["snapshots"]) != len(state.snapshots):
+    # A league without self-play keeps no snapshot records, while the checkpoint still holds
+    # the learner's start (the pool's first snapshot when there is one); League.restore checks
+    # the records against the pool it rebuilds.
+    if state.league and state.league["snapshots"] and (
+            len(state.league["snapshots"]) != len(state.snapshots)):
         raise ValueError(f"corrupt {folder / STATE_FILE}: league records for "
                          f"{len(state.league['snapshots'])} snapshots, the checkpoint holds "
                          f"{len(state.snapshots)}")

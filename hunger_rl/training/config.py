@@ -75,7 +75,10 @@ from hunger_rl.training.games import games_with, training_game
 SELF_PLAY = "self"
 VEC_ENV_KINDS = ("dummy", "subprocess")
 LEARNING_RATE_SCHEDULES = ("constant", "linear")
-BACKENDS = ("sb3", "rllib", "expert_iteration")
+BACKENDS = ("sb3", "rllib", "expert_iteration", "exploiter_league")
+# How the exploiter league splits its population's share of the seats
+# (``ExploiterLeagueConfig.meta_solver``).
+META_SOLVERS = ("uniform", "pfsp")
 # What expert iteration fits (``ExpertIterationConfig.fit``).
 FITS = ("policy_and_value", "value")
 # Who plays expert iteration's games (``ExpertIterationConfig.players``).
@@ -94,6 +97,7 @@ MAX_FILE_BYTES = 1 << 20
 MAX_VALUES = 10_000
 MAX_DEPTH = 12
 MAX_WORKERS = 256
+WEIGHTS_ITEMS = 64  # opponents.weights' members at most
 REQUIRED = dataclasses.MISSING
 
 
@@ -239,7 +243,8 @@ class OpponentsConfig:
         {SELF_PLAY: 0.4, "random": 0.1, "greedy": 0.2, "expert": 0.3},
         "policy spec (random, greedy, expert, forecast, search:N, a policy file) or self (a "
         "frozen snapshot of the learner) to its relative weight; each opponent seat draws one "
-        "every episode; the weights must have a positive sum", low=0, high=10**6, items=(1, 64))
+        "every episode; the weights must have a positive sum", low=0, high=10**6,
+        items=(1, WEIGHTS_ITEMS))
     pfsp_exponent: float = setting(
         0.0, "batched HUNGER league: prioritised fictitious self-play, each opponent drawn with "
         "its weight times (1 - p) ** this, p the learner's recorded pairwise result against it "
@@ -344,6 +349,43 @@ class ExpertIterationConfig:
 
 
 @dataclass(frozen=True)
+class ExploiterLeagueConfig:
+    """The exploiter league (``training.exploiter_league``): each generation trains a fresh
+    exploiter against the main agent, adds it to the main agent's opponents and trains the main
+    agent on against them, so that what a best response finds is trained away."""
+
+    generations: int = setting(8, "generations: an exploiter of the main agent, then the main "
+                               "agent's training against the population", low=1, high=1000)
+    main_steps: int = setting(100_000, "the main agent's PPO steps per generation (the sb3 "
+                              "trainer, with env, ppo, network and opponents)", low=1,
+                              high=MAX_STEPS)
+    exploiter_steps: int = setting(50_000, "each exploiter's budget with exploiter_recipe",
+                                   low=1, high=MAX_STEPS)
+    exploiter_recipe: str = setting(
+        "exploit_hunger_show", "the exploiters' recipe: a shipped config's name or a config "
+        "file (an sb3 config of the game, as hunger-rl exploit --config takes)")
+    exploiter_games: int = setting(400, "seat-rotated games measuring each exploiter against "
+                                   "the main agent: its exploitability", low=1, high=10**7)
+    population_share: float = setting(
+        0.5, "the exploiters' share of the main agent's opponent seats; opponents.weights hold "
+        "the rest", low=0, low_open=True, high=0.95)
+    max_exploiters: int = setting(16, "the population's size; the oldest exploiter leaves "
+                                  "first", low=1, high=48)
+    meta_solver: str = setting(
+        "pfsp", "how the population's share is split: uniform (equally, drawn by the weights "
+        "alone: opponents.pfsp_exponent 0) or pfsp (equally, then reweighted with every other "
+        "member by the league's prioritised fictitious self-play: opponents.pfsp_exponent > 0, "
+        "the main agent meeting most the exploiters that beat it)", choices=META_SOLVERS)
+    temperature: float = setting(
+        1.0, "the main agent plays, is exploited and is measured sampling from its softmax at "
+        "this temperature (sample:T:SPEC; 0: its argmax)", low=0, high=100)
+    table: list[str] = setting(
+        ["expert", "crowd", "greedy"], "the table of policy specs the main agent is measured at "
+        "in each generation (evaluation.games seat-rotated games; the last fills the other "
+        "seats)", items=(1, 5))
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     game: str = setting(REQUIRED, "the game", choices=tuple(sorted(GAMES)))
     num_players: int = setting(REQUIRED, "players per game (the game's env card says which)",
@@ -367,7 +409,8 @@ class TrainConfig:
                                            "seat-rotated matches against baselines")
     endgame: EndgameConfig = section(EndgameConfig, "Hungry: fit the endgame head from playouts")
     backend: str = setting("sb3", "sb3 (this machine), rllib (Ray RLlib, one machine or a "
-                           "cluster) or expert_iteration (the search as the teacher)",
+                           "cluster), expert_iteration (the search as the teacher) or "
+                           "exploiter_league (sb3 against exploiters of itself)",
                            choices=BACKENDS)
     rllib: RLlibConfig = section(
         RLlibConfig, "read only by the rllib backend, which ignores env, ppo.n_steps, "
@@ -380,6 +423,11 @@ class TrainConfig:
         "expert_iteration_hungry_2p_value (its value alone, from forecast players' games) and "
         "expert_iteration_hunger_show_4p (HUNGER, smmcts:64 from pretrained:hunger_show_4p, "
         "its network a prior on the searcher's own picks; docs/agents.md)")
+    exploiter_league: ExploiterLeagueConfig = section(
+        ExploiterLeagueConfig, "read only by the exploiter_league backend (HUNGER, env.batched), "
+        "whose main agent trains as the sb3 backend does, generation by generation; it ignores "
+        "total_steps (generations x main_steps). Shipped configs: exploiter_league_hunger_show_"
+        "{2,4,6}p (docs/agents.md)")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -719,9 +767,9 @@ def _check_consistency(config: TrainConfig) -> None:
     if full_decisions and config.network.action_scorer and config.ppo.scorer_lr_scale != 1.0:
         raise ValueError("ppo.scorer_lr_scale applies to a default-mode action scorer only")
     if config.network.start is not None:
-        if config.backend != "sb3":
-            raise ValueError("network.start applies to the sb3 backend only (expert_iteration "
-                             "has expert_iteration.start)")
+        if config.backend not in ("sb3", "exploiter_league"):
+            raise ValueError("network.start applies to the sb3 and exploiter_league backends "
+                             "only (expert_iteration has expert_iteration.start)")
         _check_start_network("network.start", config.network.start, config,
                              default_decisions=full_decisions and config.network.action_scorer)
     if config.ppo.target_kl is not None and config.backend != "sb3":
@@ -785,6 +833,8 @@ def _check_consistency(config: TrainConfig) -> None:
     if config.backend == "expert_iteration":
         _check_expert_iteration(config)
         return
+    if config.backend == "exploiter_league":
+        _check_exploiter_league(config)
     if config.backend == "rllib":
         if config.rllib.minibatch_size > config.rllib.train_batch_size:
             raise ValueError(
@@ -794,7 +844,15 @@ def _check_consistency(config: TrainConfig) -> None:
     if config.env.batched:
         playable = trainer.batched_opponents
         others = [spec for spec in config.opponents.weights if spec not in playable]
-        if others:
+        if others and trainer.league:  # the league seats trained networks too
+            from hunger_rl.training.league import batched_network
+
+            for spec in others:
+                try:
+                    batched_network(spec, config.num_players)
+                except ValueError as error:
+                    raise ValueError(f"opponents.weights: {error}") from error
+        elif others:
             raise ValueError(
                 f"opponents.weights: env.batched plays only {list(playable)} "
                 f"opponents, not {others}")
@@ -872,6 +930,40 @@ def _check_expert_iteration(config: TrainConfig) -> None:
                          f"without game_options.{option}: {value}")
     if config.expert_iteration.start is not None:
         _check_start_network("expert_iteration.start", config.expert_iteration.start, config)
+
+
+def _check_exploiter_league(config: TrainConfig) -> None:
+    """The exploiter league seats its exploiters in the batched engine's league, beside
+    ``opponents.weights`` (its recipe, a file the command line finds, is checked by
+    ``training.exploiter_league`` before the first generation)."""
+    from hunger_rl.policies.registry import make_policy
+
+    settings = config.exploiter_league
+    if not training_game(config.game).league:
+        raise ValueError(f"backend exploiter_league applies to {games_with('league')} only, not "
+                         f"{config.game!r}")
+    if not config.env.batched:
+        raise ValueError("backend exploiter_league seats its exploiters in the batched "
+                         "engine's league: set env.batched: true")
+    pfsp = config.opponents.pfsp_exponent > 0
+    if (settings.meta_solver == "pfsp") != pfsp:
+        raise ValueError(f"exploiter_league.meta_solver {settings.meta_solver} needs "
+                         f"opponents.pfsp_exponent {'> 0' if not pfsp else '0'}, got "
+                         f"{config.opponents.pfsp_exponent}")
+    if len(config.opponents.weights) + settings.max_exploiters > WEIGHTS_ITEMS:
+        raise ValueError(f"exploiter_league.max_exploiters ({settings.max_exploiters}) and the "
+                         f"{len(config.opponents.weights)} opponents.weights make more than "
+                         f"{WEIGHTS_ITEMS} members")
+    if len(settings.table) >= config.num_players:
+        raise ValueError(f"exploiter_league.table seats {len(settings.table)} policies beside "
+                         f"the main agent; a game of {config.num_players} has "
+                         f"{config.num_players - 1} other seats")
+    for spec in settings.table:
+        try:
+            make_policy(spec, config.game, config.num_players)
+        except (OSError, ValueError) as error:
+            raise ValueError(f"exploiter_league.table: {excerpt(spec)}: "
+                             f"{_excerpt_text(str(error), MESSAGE_CHARS)}") from error
 
 
 def _check_start_network(key: str, start: str, config: TrainConfig,

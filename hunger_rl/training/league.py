@@ -1,11 +1,13 @@
-"""The batched HUNGER engine's opponent league: scripted players and frozen learned snapshots.
+"""The batched HUNGER engine's opponent league: scripted players, trained networks, snapshots.
 
 The members are the scripted kinds named in ``opponents.weights`` (compiled inside the batch,
-``policies.hunger_show_batched``) and, for the weight of ``self``, the ``max_snapshots`` most
-recent frozen snapshots of the learner, as in the reference env's pool (``training.selfplay``):
-the trainer adds one at the start and one every ``opponents.snapshot_every`` PPO updates, and
-``self`` is left out of the draw while there is none. Snapshots sample from their action
-distribution, as the reference pool's do.
+``policies.hunger_show_batched``), the trained networks named there by their policy specs (a
+policy file, ``pretrained:NAME``, ``sample:T:SPEC``: frozen, playing as that spec plays, so an
+exploiter of a learned policy trains at the batched engine's speed) and, for the weight of
+``self``, the ``max_snapshots`` most recent frozen snapshots of the learner, as in the reference
+env's pool (``training.selfplay``): the trainer adds one at the start and one every
+``opponents.snapshot_every`` PPO updates, and ``self`` is left out of the draw while there is
+none. Snapshots sample from their action distribution, as the reference pool's do.
 
 Prioritised fictitious self-play (``opponents.pfsp_exponent`` e > 0): each member is drawn with
 its weight (a snapshot's: the weight of ``self`` shared equally) times ``(1 - p) ** e``, where
@@ -17,9 +19,10 @@ learner's elimination), then by who stayed longer in the show (:func:`pairwise_r
 fade geometrically) plus half a game as a prior, so a member not met yet has ``p`` = 0.5. Only
 a league with e > 0 records results (they serve nothing else, and cost the default path time).
 
-Snapshot seats are answered by batched inference: each step, the observations of the seats one
-snapshot plays are gathered and go through that snapshot's network in one forward pass
-(:meth:`LearnedPolicy.act_vectors`, the very code a loaded policy plays with).
+The seats of trained networks (named ones and snapshots) are answered by batched inference: each
+step, the observations of the seats one network plays are gathered and go through it in one
+forward pass (:meth:`LearnedPolicy.act_vectors`, the very code a loaded policy plays with), its
+samples drawn from the env's seeded generator.
 """
 
 from __future__ import annotations
@@ -30,8 +33,10 @@ from typing import Any
 
 import numpy as np
 
+from hunger_rl.envs import GAMES
 from hunger_rl.policies.hunger_show_batched import LEARNER, POLICY_KINDS
 from hunger_rl.policies.learned import LearnedPolicy, PolicyMetadata
+from hunger_rl.policies.registry import make_policy
 from hunger_rl.training.config import SELF_PLAY
 
 # Each member's record forgets with a memory of about this many results, so that ``p`` follows
@@ -44,36 +49,38 @@ NO_MEMBER = -1  # the learner's seat
 class League:
     """Who plays the opponent seats of a batch of shows, drawn per seat for every show.
 
-    The env's ``members[b, p]`` is the member playing seat p of show b: ``i < len(scripted)``
-    the scripted kind ``scripted[i]``, larger numbers a snapshot (numbers are never reused),
-    ``NO_MEMBER`` the learner's seat.
+    The env's ``members[b, p]`` is the member playing seat p of show b: ``i < len(named)`` the
+    member ``named[i]`` of ``opponents.weights`` (a compiled kind, or a trained network's spec),
+    larger numbers a snapshot (numbers are never reused), ``NO_MEMBER`` the learner's seat.
     """
 
     def __init__(self, weights: Mapping[str, float], pfsp_exponent: float = 0.0,
-                 max_snapshots: int = 8, snapshot_metadata: PolicyMetadata | None = None):
-        unknown = [kind for kind in weights if kind not in (*POLICY_KINDS, SELF_PLAY)]
-        if unknown:
-            raise ValueError(f"the batched HUNGER engine plays only {[*POLICY_KINDS, SELF_PLAY]}"
-                             f" opponents, not {unknown}")
+                 max_snapshots: int = 8, snapshot_metadata: PolicyMetadata | None = None,
+                 num_players: int = 4):
         if sum(weights.values()) <= 0 or min(weights.values()) < 0:
             raise ValueError(f"opponent weights must be >= 0 with a positive sum, got "
                              f"{dict(weights)}")
         if pfsp_exponent < 0:
             raise ValueError(f"pfsp_exponent must be >= 0, got {pfsp_exponent}")
-        self.scripted = [kind for kind in weights if kind != SELF_PLAY]
-        self.scripted_weights = np.array([weights[k] for k in self.scripted], float)
+        self.named = [member for member in weights if member != SELF_PLAY]
+        self.named_weights = np.array([weights[k] for k in self.named], float)
         self.self_weight = float(weights.get(SELF_PLAY, 0.0))
         self.pfsp_exponent = float(pfsp_exponent)
         self.snapshot_metadata = snapshot_metadata
         self.pool: deque[int] = deque(maxlen=max_snapshots)  # member numbers, oldest first
-        # Snapshots that left the pool keep playing the shows they sit in until those end.
-        self.policies: dict[int, LearnedPolicy] = {}
-        self._next_snapshot = len(self.scripted)
+        # The trained networks by member number: the named ones for good; snapshots that left
+        # the pool keep playing the shows they sit in until those end.
+        self.policies: dict[int, LearnedPolicy] = {
+            number: batched_network(member, num_players)
+            for number, member in enumerate(self.named) if member not in POLICY_KINDS}
+        self._next_snapshot = len(self.named)
         # Per member: (faded sum of results, faded count of results).
         self.records: dict[int, list[float]] = {}
-        # The compiled kind of each scripted member, then LEARNER for every other seat.
-        self._kind_table = np.array([*(POLICY_KINDS.index(k) for k in self.scripted), LEARNER],
-                                    np.int64)
+        # The compiled kind of each named member (LEARNER, left alone by the compiled players,
+        # for a network's), then LEARNER for every other seat.
+        self._kind_table = np.array(
+            [*(POLICY_KINDS.index(k) if k in POLICY_KINDS else LEARNER for k in self.named),
+             LEARNER], np.int64)
         # ``candidates()`` until the pool or the records change.
         self._candidates: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -88,7 +95,7 @@ class League:
         number = self._next_snapshot
         self._next_snapshot += 1
         self.policies[number] = LearnedPolicy.from_weights(
-            self.snapshot_metadata, weights, deterministic=False, name=SELF_PLAY)
+            self.snapshot_metadata, weights, temperature=1.0, name=SELF_PLAY)
         self.pool.append(number)
         self._candidates = None
 
@@ -101,9 +108,9 @@ class League:
         return self._candidates
 
     def _weighed_candidates(self) -> tuple[np.ndarray, np.ndarray]:
-        members = np.arange(len(self.scripted) + len(self.pool), dtype=np.int64)
-        members[len(self.scripted):] = list(self.pool)
-        weights = self.scripted_weights
+        members = np.arange(len(self.named) + len(self.pool), dtype=np.int64)
+        members[len(self.named):] = list(self.pool)
+        weights = self.named_weights
         if self.pool:
             weights = np.concatenate(
                 (weights, np.full(len(self.pool), self.self_weight / len(self.pool))))
@@ -121,24 +128,26 @@ class League:
 
     def compiled_kinds(self, members: np.ndarray) -> np.ndarray:
         """The compiled players' kind codes of ``members``; ``LEARNER`` (left alone) for the
-        learner's seats and the snapshots' seats."""
-        scripted = (members >= 0) & (members < len(self.scripted))
-        return self._kind_table[np.where(scripted, members, len(self.scripted))]
+        learner's seats and the trained networks' seats."""
+        named = (members >= 0) & (members < len(self.named))
+        return self._kind_table[np.where(named, members, len(self.named))]
 
     def forget_retired(self, members: np.ndarray) -> None:
         """Drop the snapshots that left the pool and no show still seats."""
-        seated = set(np.unique(members[members >= len(self.scripted)]).tolist())
-        for number in [n for n in self.policies if n not in self.pool and n not in seated]:
+        seated = set(np.unique(members[members >= len(self.named)]).tolist())
+        for number in [n for n in self.policies
+                       if n >= len(self.named) and n not in self.pool and n not in seated]:
             del self.policies[number]
             self.records.pop(number, None)
 
     # -- acting -----------------------------------------------------------------------------
 
-    def act_snapshots(self, members: np.ndarray, observations: np.ndarray, masks: np.ndarray,
-                      actions: np.ndarray, rng: np.random.Generator) -> None:
-        """Write into ``actions[b, p]`` the action of every snapshot seat that has one to make:
-        one forward pass per snapshot over all the seats it plays."""
-        seated = (members >= len(self.scripted)) & masks.any(axis=2)
+    def act_networks(self, members: np.ndarray, observations: np.ndarray, masks: np.ndarray,
+                     actions: np.ndarray, rng: np.random.Generator) -> None:
+        """Write into ``actions[b, p]`` the action of every seat of a trained network (named or
+        snapshot) that has one to make: one forward pass per network over all the seats it
+        plays."""
+        seated = np.isin(members, list(self.policies)) & masks.any(axis=2)
         shows, seats = np.nonzero(seated)
         if not shows.size:
             return
@@ -170,10 +179,11 @@ class League:
         return rates
 
     def state(self) -> dict[str, Any]:
-        """The records, for a checkpoint: scripted members by kind, snapshots by their place in
-        the pool (oldest first, as the checkpoint stores the snapshots)."""
-        return {"scripted": {kind: list(self.records.get(i, [0.0, 0.0]))
-                             for i, kind in enumerate(self.scripted)},
+        """The records, for a checkpoint: named members by name (under ``scripted``, the key
+        from before trained networks could be named), snapshots by their place in the pool
+        (oldest first, as the checkpoint stores the snapshots)."""
+        return {"scripted": {member: list(self.records.get(i, [0.0, 0.0]))
+                             for i, member in enumerate(self.named)},
                 "snapshots": [list(self.records.get(n, [0.0, 0.0])) for n in self.pool]}
 
     def restore(self, state: Mapping[str, Any]) -> None:
@@ -183,12 +193,32 @@ class League:
             raise ValueError(f"league records for {len(snapshots)} snapshots, the pool holds "
                              f"{len(self.pool)}")
         self.records = {}
-        for i, kind in enumerate(self.scripted):
-            if kind in state.get("scripted", {}):
-                self.records[i] = [float(v) for v in state["scripted"][kind]]
+        for i, member in enumerate(self.named):
+            if member in state.get("scripted", {}):
+                self.records[i] = [float(v) for v in state["scripted"][member]]
         for number, entry in zip(self.pool, snapshots, strict=True):
             self.records[number] = [float(v) for v in entry]
         self._candidates = None
+
+
+def batched_network(spec: str, num_players: int) -> LearnedPolicy:
+    """The trained network of policy spec ``spec`` as a frozen league member at
+    ``num_players``, playing as the spec plays (its argmax, or sampling at its temperature); a
+    ``ValueError`` naming the spec when it is neither one of the compiled kinds nor a network
+    that plays the default-mode observation."""
+    playable = [*POLICY_KINDS, SELF_PLAY]
+    try:
+        policy = make_policy(spec, "hunger_show", num_players)
+    except ValueError as error:
+        raise ValueError(f"the batched HUNGER engine plays {playable} or a trained network, not "
+                         f"{spec!r}: {error}") from error
+    if not isinstance(policy, LearnedPolicy):
+        raise ValueError(f"the batched HUNGER engine plays {playable} or a trained network, not "
+                         f"{spec!r} (which the reference env plays: env.batched: false)")
+    if GAMES["hunger_show"].full_decisions(policy.metadata.game_options):
+        raise ValueError(f"{spec!r} plays HUNGER's full-decision mode; the batched engine plays "
+                         "the default decisions only")
+    return policy
 
 
 def pairwise_results(learner_shares: np.ndarray, seat_shares: np.ndarray,

@@ -41,6 +41,20 @@ def prepare_output(config: TrainConfig) -> Path:
     return out
 
 
+def saved_config_differences(config: TrainConfig, run: str) -> list[str]:
+    """The top-level keys in which ``config`` differs from the config its output folder
+    recorded (``out`` aside); a ``ValueError`` naming the ``run`` wanted if the folder recorded
+    none."""
+    from hunger_rl.training.config import load_config
+
+    saved = Path(config.out) / "config.yaml"
+    if not saved.is_file():
+        raise ValueError(f"--resume: {config.out} holds no {run} run (no config.yaml)")
+    before, now = load_config(saved).to_dict(), config.to_dict()
+    return sorted(key for key in (before.keys() | now.keys()) - {"out"}
+                  if before.get(key) != now.get(key))
+
+
 def critic_state_size(config: TrainConfig) -> int:
     """Numbers of the game's state a privileged critic reads after the observation (or 0)."""
     if not config.network.privileged_critic:

@@ -38,7 +38,7 @@ class OpponentPool:
 
     def add_snapshot(self, weights: dict[str, np.ndarray]) -> None:
         self.snapshots.append(LearnedPolicy.from_weights(
-            self.snapshot_metadata, weights, deterministic=False, name=SELF_PLAY))
+            self.snapshot_metadata, weights, temperature=1.0, name=SELF_PLAY))
 
     def draw(self, rng: np.random.Generator, slot: int) -> tuple[str, Policy]:
         weights = self.weights.copy()

@@ -172,8 +172,9 @@ def test_policies_command_lists_every_spec(capsys):
     lines = capsys.readouterr().out.splitlines()
     specs = [line.split()[0] for line in lines]
     assert specs == ["random", "greedy", "expert", "crowd", "ismcts:N", "smmcts:N", "smmcts:N:SPEC",
-                     "pretrained:hunger_show_4p", "PATH"]
+                     "pretrained:hunger_show_4p", "PATH", "argmax:SPEC", "sample:SPEC"]
     assert all(len(line.split(maxsplit=1)) == 2 for line in lines)
-    assert [s for s, _ in describe_specs("hungry", 3)][-3:] == [
-        "pretrained:hungry_3p", "pretrained:hungry_3p:network", "PATH"]
+    assert [s for s, _ in describe_specs("hungry", 3)][-5:] == [
+        "pretrained:hungry_3p", "pretrained:hungry_3p:network", "PATH", "argmax:SPEC",
+        "sample:SPEC"]
     assert "search:N" in [s for s, _ in describe_specs("hungry", 2)]

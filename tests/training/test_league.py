@@ -12,7 +12,9 @@ import pytest
 import torch
 from conftest import assert_same_weights
 
+from hunger_rl.policies.hunger_show_batched import LEARNER
 from hunger_rl.policies.learned import build_network, load_policy, network_weights, save_policy
+from hunger_rl.policies.registry import make_policy
 from hunger_rl.training.checkpoint import STATE_FILE, checkpoint_folder
 from hunger_rl.training.config import config_from_dict
 from hunger_rl.training.league import RESULT_MEMORY, League, pairwise_results
@@ -83,7 +85,7 @@ def test_snapshot_seats_act_as_the_loaded_snapshot(tmp_path):
     as the loaded policy asked one observation at a time."""
     vec = league_env({"self": 1.0})
     paths = saved_snapshots(vec, tmp_path, 3)
-    sampled = [load_policy(p, "hunger_show", 4, deterministic=False) for p in paths]
+    sampled = [load_policy(p, "hunger_show", 4, temperature=1.0) for p in paths]
     argmax = [load_policy(p, "hunger_show", 4) for p in paths]
     played = record_played_actions(vec)
     vec.reset()
@@ -92,7 +94,7 @@ def test_snapshot_seats_act_as_the_loaded_snapshot(tmp_path):
     for step in range(24):
         if step == 12:  # the second half: the pool's snapshots play their argmax
             for policy in vec.league.policies.values():
-                policy.deterministic = True
+                policy.temperature = 0.0
         out = vec.batch.outputs
         observations, masks = out.observations.copy(), out.action_masks.copy()
         shows, seats, owners = snapshot_seats(vec, masks)
@@ -112,6 +114,49 @@ def test_snapshot_seats_act_as_the_loaded_snapshot(tmp_path):
                 checked["argmax"] += mine.sum()
             np.testing.assert_array_equal(actions[mine], expected)
     assert min(checked.values()) > 100
+
+
+def test_named_network_seats_act_as_the_same_spec_loaded_by_path(tmp_path):
+    """Trained networks named in opponents.weights by their specs play in the batch as the
+    same specs loaded by ``make_policy`` play on the same observations: the sampled one the
+    same sample from the same generator, the argmax one its argmax; scripted seats are left to
+    the compiled players."""
+    paths = saved_snapshots(league_env({"self": 1.0}), tmp_path, 2)
+    sampled_spec, argmax_spec = f"sample:0.7:{paths[0]}", str(paths[1])
+    vec = league_env({sampled_spec: 1.0, argmax_spec: 1.0, "expert": 1.0})
+    assert vec.league.named == [sampled_spec, argmax_spec, "expert"]
+    sampled = make_policy(sampled_spec, "hunger_show", 4)
+    argmax = make_policy(argmax_spec, "hunger_show", 4)
+    played = record_played_actions(vec)
+    vec.reset()
+    rng = np.random.default_rng(2)
+    checked = {0: 0, 1: 0}
+    unlike_argmax = 0
+    for _ in range(16):
+        out = vec.batch.outputs
+        observations, masks = out.observations.copy(), out.action_masks.copy()
+        members = vec.members.copy()
+        generator = copy.deepcopy(vec._snapshot_rng)
+        vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in vec.action_masks()]))
+        # The members act in the order of their numbers: the sampled network draws first.
+        for member, policy in ((0, sampled), (1, argmax)):
+            shows, seats = np.nonzero((members == member) & masks.any(axis=2))
+            requests = [{"observation": observations[b, s], "action_mask": masks[b, s]}
+                        for b, s in zip(shows, seats, strict=True)]
+            if not requests:
+                continue
+            expected = policy.act_batch(requests, generator)
+            np.testing.assert_array_equal(played[-1][shows, seats], expected)
+            checked[member] += len(requests)
+            if member == 0:
+                unlike_argmax += int((expected != make_policy(
+                    f"argmax:{paths[0]}", "hunger_show", 4).act_batch(requests, rng)).sum())
+        # The compiled players play the expert's seats and leave the networks' alone.
+        kinds = vec.players.kinds
+        assert (kinds[vec.members == 2] != LEARNER).all()
+        assert (kinds[(vec.members == 0) | (vec.members == 1)] == LEARNER).all()
+    assert min(checked.values()) > 50
+    assert unlike_argmax > 0  # sampling at 0.7 is not the argmax
 
 
 def test_pfsp_draws_each_member_by_its_weight_times_one_minus_p_squared(tmp_path):
@@ -193,7 +238,9 @@ def test_a_random_learner_is_recorded_level_with_random_players_and_beaten_by_ex
       "evaluation": {"opponents": ["random"]}},
      r"opponents.pfsp_exponent draws the league .*\(hunger_show only\)"),
     ({"opponents": {"weights": {"self": 1, "smmcts:2": 1}}},
-     r"opponents.weights: env.batched plays only .*'self'\] opponents, not \['smmcts:2'\]"),
+     r"opponents.weights: the batched HUNGER engine plays \['random', 'greedy', 'crowd', "
+     r"'expert', 'self'\] or a trained network, not 'smmcts:2' \(which the reference env "
+     r"plays: env.batched: false\)"),
     ({"opponents": {"weights": {"self": 1}, "max_snapshots": 0}},
      r"opponents.max_snapshots must be an integer in \[1, 1000\], got 0"),
 ])
