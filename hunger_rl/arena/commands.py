@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from hunger_rl.engines.validation import LEGACY_NUMPY_SEED_LIMIT
+from hunger_rl.engines.validation import LEGACY_NUMPY_SEED_LIMIT, typed_count
 from hunger_rl.envs import GAMES, player_counts_text
 from hunger_rl.policies.registry import spec_names
 
@@ -24,10 +24,7 @@ def bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
     wanted = f"an integer >= {low}" if high is None else f"an integer in [{low}, {high}]"
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:  # not an integer, or too many digits for int()
-            value = None
+        value = typed_count(text)
         if value is None or value < low or (high is not None and value > high):
             shown = text if len(text) <= 40 else text[:37] + "..."
             raise argparse.ArgumentTypeError(f"must be {wanted}, got {shown!r}")

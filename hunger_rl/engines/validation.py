@@ -82,6 +82,20 @@ def check_int(value: Any, name: str, low: int | None = None, high: int | None = 
     return value
 
 
+# More digits than any count, seed or seat a user writes; ``int`` refuses over 4,300.
+MAX_TYPED_DIGITS = 30
+
+
+def typed_count(text: str) -> int | None:
+    """The number ``text`` writes in ASCII digits (at most ``MAX_TYPED_DIGITS``), else None.
+    What a user types (a policy spec's N, a command-line number, a seat in a URL, a menu
+    choice) is read strictly: ``str.isdigit`` also passes '²', which ``int`` then refuses, and
+    ``int`` reads other scripts' digits ('٠' is 0), signs, spaces and underscores."""
+    if text.isascii() and text.isdigit() and len(text) <= MAX_TYPED_DIGITS:
+        return int(text)
+    return None
+
+
 def check_bool(value: Any, name: str) -> bool:
     """``value`` as a ``bool`` if it is one (NumPy's included); strings and numbers refused."""
     if not isinstance(value, bool | np.bool_):

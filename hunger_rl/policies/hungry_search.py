@@ -359,11 +359,15 @@ def playout_win_shares(
     games = np.repeat(rows, candidates.size, axis=0)
     actions = np.tile(candidates.astype(np.int64), deals)
     streams = np.repeat(rng.integers(0, 2**63, size=deals, dtype=np.int64), candidates.size)
+    streams = streams.astype(np.uint64)
     shares = np.empty(games.shape[0])
     void_tied_second = view.tied_second == "void"
     stop_after = NO_CUTOFF if cutoff is None else cutoff
-    _play_out(games, actions, streams.astype(np.uint64), view.num_players, void_tied_second,
-              stop_after, POLICY_CODES[opponent], shares)
+    # Python acts on a signal (Ctrl-C, SIGTERM) only between compiled calls: rows in chunks.
+    for start in range(0, games.shape[0], PLAYOUT_CHUNK):
+        chunk = slice(start, start + PLAYOUT_CHUNK)
+        _play_out(games[chunk], actions[chunk], streams[chunk], view.num_players,
+                  void_tied_second, stop_after, POLICY_CODES[opponent], shares[chunk])
     if cutoff is not None:
         stopped = np.flatnonzero(games[:, NUM_PLAYS] < TOTAL_PLAYS)
         if stopped.size:
@@ -428,6 +432,9 @@ def _score_tables(games, num_players, void_tied_second):
 
 # ``_play_out``'s cut-off when there is none: more plays than a game has.
 NO_CUTOFF = TOTAL_PLAYS + 1
+# Playouts per compiled call: a few tenths of a second at most between the points where Ctrl-C
+# and SIGTERM can stop a search, and one call a round for the shipped budgets.
+PLAYOUT_CHUNK = 1024
 
 
 @jit_allocating

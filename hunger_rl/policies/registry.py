@@ -28,6 +28,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from hunger_rl.engines.validation import typed_count
 from hunger_rl.envs import game_spec
 from hunger_rl.policies.base import Policy
 
@@ -307,21 +308,33 @@ def _guided_smmcts(spec: str, argument: str, num_players: int) -> Policy:
     return POLICY_TABLES["hunger_show"]["smmcts"].policy_class(spec)(count, guide=guide)
 
 
+# The largest budgets a spec may give a move: N of ``NAME:N`` (playouts or simulations; the
+# bound of expert_iteration.simulations too) and B of ``search:Bplays``, whose last play makes B
+# playouts, each a row of the batched engine (about 450 bytes) held at once.
+MAX_SPEC_COUNT = 100_000
+MAX_SPEC_PLAYS = 1_000_000
+
+
 def _count(spec: str, argument: str, default: int) -> int:
+    """N of ``NAME:N``, in ASCII digits, 1 to ``MAX_SPEC_COUNT``."""
     if not argument:
         return default
-    if not argument.isdigit() or int(argument) < 1:
-        raise ValueError(f"in {spec!r}, the number after ':' must be a positive integer")
-    return int(argument)
+    count = typed_count(argument)
+    if count is None or not 1 <= count <= MAX_SPEC_COUNT:
+        raise ValueError(f"in {spec!r}, the number after ':' must be a positive integer in "
+                         f"ASCII digits, at most {MAX_SPEC_COUNT:,}")
+    return count
 
 
 def _plays(spec: str, argument: str, suffix: str) -> int:
-    """B of ``NAME:B`` + ``suffix`` (``search:9600plays``)."""
-    budget = argument.removesuffix(suffix)
-    if not budget.isdigit() or int(budget) < 1:
+    """B of ``NAME:B`` + ``suffix`` (``search:9600plays``), in ASCII digits, 1 to
+    ``MAX_SPEC_PLAYS``."""
+    budget = typed_count(argument.removesuffix(suffix))
+    if budget is None or not 1 <= budget <= MAX_SPEC_PLAYS:
         raise ValueError(f"in {spec!r}, the budget before {suffix!r} must be a positive "
-                         f"integer of simulated plays")
-    return int(budget)
+                         f"integer of simulated plays in ASCII digits, at most "
+                         f"{MAX_SPEC_PLAYS:,}")
+    return budget
 
 
 def _looks_like_path(spec: str) -> bool:

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import argparse
 
+from hunger_rl.arena.commands import bounded_int
 from hunger_rl.envs import GAMES
+
+# TCP's port numbers; 0 asks the system for a free one.
+MAX_PORT = 65535
 
 
 def add_commands(commands) -> None:
@@ -27,7 +31,8 @@ def add_commands(commands) -> None:
     play.add_argument("--record-dir", default="played_games",
                       help="where the finished game's record is written")
     play.add_argument("--host", default="127.0.0.1", help="address to serve on")
-    play.add_argument("--port", type=int, default=8000, help="port (0: any free port)")
+    play.add_argument("--port", type=bounded_int(0, MAX_PORT), default=8000,
+                      help=f"port, 0 to {MAX_PORT} (0: any free port)")
     play.add_argument("--tui", action="store_true", help="play in the terminal instead")
     play.set_defaults(handler=_play)
 

@@ -87,6 +87,13 @@ def test_plot_writes_where_it_says(tmp_path, capsys):
         (["demo", "hungry", "--seed", "-1"],
          "argument --seed: must be an integer in [0, 4294967295], got '-1'"),
         (["demo", "hungry", "--seed", "9" * 50], "argument --seed: must be an integer in"),
+        # int() reads other scripts' digits and refuses '²', which str.isdigit passes.
+        (["demo", "hungry", "--seed", "\u0661"], "argument --seed: must be an integer in "
+                                                 "[0, 4294967295], got '\u0661'"),
+        (["demo", "hungry", "--seed", "\u00b2"], "argument --seed: must be an integer in"),
+        # Issue 50: served on 70000 - 65536 = 4464, silently.
+        (["play", "--game", "hungry", "--opponents", "random", "--port", "70000"],
+         "argument --port: must be an integer in [0, 65535], got '70000'"),
         (["demo", "hungry", "--players", "two"], "argument --players: must be an integer"),
         ([*EVALUATE, "--games", "0"], "argument --games: must be an integer in [1, 10000000]"),
         ([*EVALUATE, "--workers", "100000"], "argument --workers: must be an integer in [1, 256]"),

@@ -91,3 +91,45 @@ def test_a_stopped_evaluation_says_one_line_and_stops_its_workers(sent, to_group
     assert lines[-1] == line
     assert process.returncode == status
     wait_for(lambda: not set(workers) & set(children(process.pid)), "the workers to end")
+
+
+# The largest budget a spec may give (policies.registry.MAX_SPEC_COUNT): every move of the
+# search's seat seconds of playouts (tens on a busy machine), nearly all in compiled code.
+LONG_SEARCH = "search:100000"
+SEARCHING_SECONDS = 8.0  # after the game starts: numba's cache loaded, the playouts running
+STOP_WITHIN_SECONDS = 3.0
+
+
+@pytest.mark.parametrize(("sent", "line", "status"), [
+    (signal.SIGINT, "hunger-rl: evaluate interrupted (Ctrl-C)", 130),
+    (signal.SIGTERM, "hunger-rl: evaluate terminated (SIGTERM)", 143),
+])
+def test_a_search_in_its_playouts_stops_within_seconds(sent, line, status):
+    """The search plays its playouts in chunks of compiled calls, between which Python acts on
+    the signal: a search that would go on for minutes stops within seconds."""
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "hunger_rl.cli", "evaluate", "--game", "hungry",
+               "--policies", LONG_SEARCH, "random", "--games", "1", "--workers", "1"]
+    process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               preexec_fn=take_ctrl_c)
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(iter(lambda: process.stderr.read(1), "")))
+    reader.start()
+    try:
+        wait_for(lambda: "| 0/" in "".join(err), "the games to start")  # the bar
+        time.sleep(SEARCHING_SECONDS)
+        assert process.poll() is None, "the game ended before the signal"
+        sent_at = time.monotonic()
+        process.send_signal(sent)
+        process.wait(timeout=120)
+        stopped_after = time.monotonic() - sent_at
+        reader.join(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    text = "".join(err)
+    assert "Traceback" not in text
+    assert text.replace("\r", "\n").strip().splitlines()[-1] == line
+    assert process.returncode == status
+    assert stopped_after < STOP_WITHIN_SECONDS, f"stopped {stopped_after:.1f} s after the signal"

@@ -1,5 +1,9 @@
 """Hungry search: legal, reproducible, honest about its budget, and its deals match the rules."""
 
+import re
+import signal
+import time
+
 import numpy as np
 import pytest
 
@@ -316,6 +320,50 @@ def test_a_budget_of_plays_by_spec():
         ("search:plays", "in 'search:plays', the budget before 'plays' must be a positive"),
         ("search:47plays", "in 'search:47plays', a budget of plays must be at least 48"),
         ("search:9600play", "in 'search:9600play', the number after ':' must be a positive"),
+        # Issue 50: '²' passes str.isdigit, and int() refused it with a bare message.
+        ("search:\u00b2", "in 'search:\u00b2', the number after ':' must be a positive integer "
+                          "in ASCII digits, at most 100,000"),
+        ("search:\u0661\u0660", "the number after ':' must be a positive integer in ASCII"),
+        ("search:\u00b2plays", "the budget before 'plays' must be a positive integer"),
+        ("search:100001", "in 'search:100001', the number after ':' must be a positive integer "
+                          "in ASCII digits, at most 100,000"),
+        ("search:" + "9" * 5000, "the number after ':' must be a positive integer"),
+        ("search:1000001plays", "the budget before 'plays' must be a positive integer of "
+                                "simulated plays in ASCII digits, at most 1,000,000"),
+        ("ismcts:100001", "in 'ismcts:100001', the number after ':' must be a positive"),
     ]:
-        with pytest.raises(ValueError, match=problem):
+        with pytest.raises(ValueError, match=re.escape(problem)):
             make_policy(spec, "hungry", 2)
+
+
+ALARM_AFTER_SECONDS = 0.3
+
+
+class Alarm(Exception):
+    """Raised by the test's SIGALRM handler."""
+
+
+def _raise_alarm(signum, frame):
+    raise Alarm
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs POSIX interval timers")
+def test_a_signal_stops_the_playouts_at_the_next_chunk():
+    """Python runs a signal's handler (Ctrl-C's, SIGTERM's) only between compiled calls, so the
+    playouts run in chunks of PLAYOUT_CHUNK rows: a signal stops a search of any budget within
+    one chunk, where one call of all its rows would hold it for seconds."""
+    observation, view = next(views_along_a_game(2, seed=0))  # the first play: longest playouts
+    candidates = np.flatnonzero(observation["action_mask"])[:2]
+    playout_win_shares(view, candidates, 8, np.random.default_rng(0))  # compiled before timing
+    deals = 50_000  # 100,000 whole games: seconds at the least, about 100 chunks
+    previous = signal.signal(signal.SIGALRM, _raise_alarm)
+    signal.setitimer(signal.ITIMER_REAL, ALARM_AFTER_SECONDS)
+    started = time.monotonic()
+    try:
+        with pytest.raises(Alarm):
+            playout_win_shares(view, candidates, deals, np.random.default_rng(0))
+        stopped_after = time.monotonic() - started - ALARM_AFTER_SECONDS
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert stopped_after < 1.0, f"the playouts went on {stopped_after:.2f} s after the signal"
