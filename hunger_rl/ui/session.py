@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from hunger_rl.engines.validation import describe, is_integer
 from hunger_rl.envs import game_spec
 from hunger_rl.envs.records import Recorder, aec_over, make_env, write_records
 from hunger_rl.policies.registry import make_policy
@@ -24,6 +25,10 @@ HUMAN = "human"
 
 class PlayError(ValueError):
     """A request the game refuses: another seat, an illegal move, a move after the end."""
+
+
+class NotYourSeatError(PlayError):
+    """A request for a seat of the game that the policies play."""
 
 
 class PlaySession:
@@ -131,9 +136,14 @@ class PlaySession:
         return self.state(seat)
 
     def _check_seat(self, seat: Any) -> None:
+        if not is_integer(seat):
+            raise PlayError(f"the seat must be an integer, got {describe(seat)}")
+        if not 0 <= seat < self.num_players:
+            raise PlayError(f"there is no seat {seat} in this {self.num_players}-player game: "
+                            f"its seats are 0 to {self.num_players - 1}")
         if seat != self.seat:
-            raise PlayError(f"seat {seat!r} is not yours: you play seat {self.seat} "
-                            f"({self.agent}); the policies play the other seats")
+            raise NotYourSeatError(f"seat {seat} is not yours: you play seat {self.seat} "
+                                   f"({self.agent}); the policies play the other seats")
 
     def _aec_step(self, action: int) -> None:
         agent = self.env.agent_selection

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from hunger_rl.engines.validation import typed_count
 from hunger_rl.ui.games import game_ui
 from hunger_rl.ui.session import PlayError, PlaySession
 
@@ -29,12 +30,13 @@ def play_tui(session: PlaySession, stdin: TextIO | None = None,
             print("\nno more input: the game is left unfinished", file=stdout)
             return 1
         text = line.strip()
-        if not text.isdigit() or int(text) >= len(state["legal"]):
+        choice = typed_count(text)
+        if choice is None or choice >= len(state["legal"]):
             print(f"'{text}' is not one of the numbers 0..{len(state['legal']) - 1}",
                   file=stdout)
             continue
         try:
-            state = session.move(session.seat, state["legal"][int(text)]["action"])
+            state = session.move(session.seat, state["legal"][choice]["action"])
         except PlayError as error:
             print(error, file=stdout)
     print(board_text(state), file=stdout)

@@ -112,10 +112,13 @@ def test_session_arguments_are_checked(tmp_path):
 def test_terminal_mode_plays_a_game(tmp_path):
     session = PlaySession("hunger_show", 3, 1, ["expert"], seed=3, record_dir=tmp_path)
     out = io.StringIO()
-    # Always the first listed move; a bad line first is refused and asked again.
-    assert play_tui(session, io.StringIO("x\n99\n" + "0\n" * 40), out) == 0
+    # Always the first listed move; bad lines first are refused and asked again (issue 50:
+    # '\u00b2', which str.isdigit passes and int() refuses, ended the game).
+    bad = ["x", "99", "\u00b2", "\u0660", "9" * 5000]
+    assert play_tui(session, io.StringIO("\n".join(bad) + "\n" + "0\n" * 40), out) == 0
     text = out.getvalue()
-    assert "'x' is not one of the numbers" in text and "'99' is not one of" in text
+    for line in bad:
+        assert f"'{line}' is not one of the numbers" in text
     assert "Game over. Winner(s):" in text
     replay(load_record(session.record_path))
 
