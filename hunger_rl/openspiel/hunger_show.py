@@ -23,6 +23,7 @@ early is paid when it leaves (``rewards``), the others at the end, so ``returns`
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 import pyspiel
@@ -48,13 +49,30 @@ from hunger_rl.engines.hunger_show.tokens import (
     NUM_ACTIONS,
 )
 from hunger_rl.engines.rewards import r1_reward
-from hunger_rl.engines.validation import IllegalActionError, InvalidValueError
+from hunger_rl.engines.validation import (
+    IllegalActionError,
+    InvalidInputError,
+    InvalidValueError,
+    describe,
+    is_integer,
+)
 from hunger_rl.openspiel.sampling import sampler_rng
+from hunger_rl.openspiel.states import (
+    MeanFieldRefusals,
+    StateTextError,
+    moves_of,
+    read_state_text,
+    refused_move,
+    state_text,
+    unsupported,
+)
 
 SHORT_NAME = "python_hunger_show"
 # ``unpleasant=-1`` takes the preset's count (``ShowConfig(unpleasant=None)``).
 DEFAULT_PARAMETERS = {"players": 4, "events": "standard", "deck_size": 10, "unpleasant": -1,
                       "end_window": 4, "characters": False, "seed": -1, "turn_based": False}
+# What a serialised state holds besides the game's name (``openspiel.states``).
+STATE_FIELDS = ("deal_seed", "history", "show", "picks", "last_event")
 # What an eliminated player may send in a joint action.
 NO_ACTIONS = (pyspiel.INVALID_ACTION, 0)
 
@@ -133,6 +151,70 @@ class HungerShowGame(pyspiel.Game):
     def new_initial_state(self, *_):
         return HungerShowState(self)
 
+    def deserialize_state(self, text):
+        """The state that ``state.serialize()`` wrote as ``text``: dealt from its deal seed, its
+        days (or picks) replayed, each checked by the rules; then the engine's show it holds,
+        which differs from the replayed one in a resampled state (``resample_from_infostate``,
+        ``state_from_observation``), if it is a show of this game at the same point. Anything
+        else, OpenSpiel's own pickled form included, raises ``StateTextError``."""
+        data = read_state_text(text, SHORT_NAME, STATE_FIELDS)
+        state = self.new_initial_state()
+        if not is_integer(data["deal_seed"]) or not 0 <= data["deal_seed"] < 2**63:
+            raise StateTextError(f"{SHORT_NAME}: a serialised state's deal_seed must be an "
+                                 f"integer from 0 to 2**63 - 1, got "
+                                 f"{describe(data['deal_seed'])}")
+        state.deal_seed = data["deal_seed"]
+        history = moves_of(data["history"], SHORT_NAME)
+        width = 1 if self.turn_based else self.num_players()
+        for index in range(0, len(history), width):
+            try:
+                if self.turn_based:
+                    state.apply_action(history[index])
+                else:
+                    state.apply_actions(history[index : index + width])
+            except InvalidInputError as error:
+                raise refused_move(SHORT_NAME, index, error) from None
+        state._show = self._saved_show(data["show"], state.show)
+        state.picks = self._saved_picks(data["picks"], state.picks)
+        if data["last_event"] is not None and data["last_event"] not in EVENT_CARD_NAMES:
+            raise StateTextError(f"{SHORT_NAME}: a serialised state's last_event must be an "
+                                 f"event card's name or null, got {describe(data['last_event'])}")
+        state.last_event = data["last_event"]
+        state.buffers[-1] = state._observe()
+        return state
+
+    def _saved_show(self, data: Any, replayed: ShowGame) -> ShowGame:
+        """The show of a serialised state, if it is one of this game's at ``replayed``'s point:
+        the same options, day, living players and end, every token in exactly one place."""
+        try:
+            show = ShowGame.from_dict(data)
+            consistent = show.to_dict() == data  # nothing of the wrong type was converted
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
+            raise StateTextError(f"{SHORT_NAME}: a serialised state's show is not one "
+                                 f"({type(error).__name__}: {error})") from None
+        places = [*show.coconuts, *show.out, *(t for held in show.holdings for t in held),
+                  *(t for location in show.piles for pile in location for t in pile)]
+        point = ("config", "day", "alive", "done")
+        if (not consistent or sorted(places) != list(range(len(show.category)))
+                or any(getattr(show, name) != getattr(replayed, name) for name in point)):
+            raise StateTextError(f"{SHORT_NAME}: a serialised state's show is not a show of "
+                                 f"this game after its history (its options, day, living "
+                                 f"players and end must be the replayed show's, every token in "
+                                 f"one place)")
+        return show
+
+    def _saved_picks(self, picks: Any, replayed: list[int | None]) -> list[int | None]:
+        """The day's picks so far of a serialised (turn-based) state: the same players as
+        ``replayed``'s have picked (a resampled state redraws the others' picks)."""
+        if (not isinstance(picks, list) or len(picks) != len(replayed)
+                or any((pick is None) != (was is None) or (
+                        pick is not None and (not is_integer(pick) or pick not in self.legal))
+                       for pick, was in zip(picks, replayed, strict=False))):
+            raise StateTextError(f"{SHORT_NAME}: a serialised state's picks must be a legal "
+                                 f"pick for each player who has picked today and null for the "
+                                 f"others, got {describe(picks)}")
+        return picks
+
     def deal_seed(self) -> int:
         """The seed of a new game's deal: the ``seed`` parameter, or a fresh one."""
         return self.seed if self.seed >= 0 else self._seeds.getrandbits(63)
@@ -143,7 +225,7 @@ class HungerShowGame(pyspiel.Game):
         return HungerShowObserver(self, perfect_recall=perfect_recall, params=params)
 
 
-class HungerShowState(pyspiel.State):
+class HungerShowState(MeanFieldRefusals, pyspiel.State):
     """One show: the engine's ``ShowGame``, dealt from ``deal_seed`` when first needed
     (OpenSpiel makes a new state each time it asks a tensor's shape, and each clone starts from
     one), the last day's event card, the rewards of the last day and their sums, and what the
@@ -253,6 +335,19 @@ class HungerShowState(pyspiel.State):
 
     def is_terminal(self):
         return self.show.done
+
+    def chance_outcomes(self):
+        raise unsupported(SHORT_NAME, "chance_outcomes()", "its chance is sampled: the deal "
+                          "and the default choices' draws come from the engine's seeded RNG, "
+                          "and no state is a chance node")
+
+    def serialize(self):
+        """The state as data (``openspiel.states``): the deal seed and every move, which
+        ``HungerShowGame.deserialize_state`` replays, the engine's show (``to_dict``, its RNG
+        included), the day's picks so far and the last event."""
+        return state_text(SHORT_NAME, {
+            "deal_seed": self.deal_seed, "history": self.history(),
+            "show": self.show.to_dict(), "picks": self.picks, "last_event": self.last_event})
 
     def rewards(self):
         return list(self.day_rewards)

@@ -36,12 +36,22 @@ from hunger_rl.engines.hungry.engine import (
 from hunger_rl.engines.hungry.observation import observation_index, observation_layout
 from hunger_rl.engines.hungry.view import HungryView
 from hunger_rl.engines.rewards import r1_rewards
-from hunger_rl.engines.validation import IllegalActionError, InvalidValueError
+from hunger_rl.engines.validation import IllegalActionError, InvalidInputError, InvalidValueError
 from hunger_rl.openspiel.sampling import sampler_rng
+from hunger_rl.openspiel.states import (
+    MeanFieldRefusals,
+    moves_of,
+    read_state_text,
+    refused_move,
+    state_text,
+    unsupported,
+)
 
 SHORT_NAME = "python_hungry"
 RANDOM_FIRST = "random"
 DEFAULT_PARAMETERS = {"players": 2, "first_player": "player_0", "tied_second": "next"}
+# What a serialised state holds besides the game's name (``openspiel.states``).
+STATE_FIELDS = ("history",)
 # Every card of the 50 is a chance outcome once (removed, dealt or drawn), and the first
 # player one more.
 MAX_CHANCE_NODES = DECK_SIZE + 1
@@ -105,6 +115,20 @@ class HungryGame(pyspiel.Game):
     def new_initial_state(self, *_):
         return HungryOpenSpielState(self)
 
+    def deserialize_state(self, text):
+        """The state that ``state.serialize()`` wrote as ``text``: its moves (chance outcomes
+        and plays) replayed from the initial state, each checked by the rules. Anything else,
+        OpenSpiel's own pickled form included, raises ``StateTextError``."""
+        history = moves_of(read_state_text(text, SHORT_NAME, STATE_FIELDS)["history"],
+                           SHORT_NAME)
+        state = self.new_initial_state()
+        for index, move in enumerate(history):
+            try:
+                state.apply_action(move)
+            except InvalidInputError as error:
+                raise refused_move(SHORT_NAME, index, error) from None
+        return state
+
     def max_chance_nodes_in_history(self):
         return MAX_CHANCE_NODES
 
@@ -118,7 +142,7 @@ def raise_parameter(message: str) -> None:
     raise InvalidValueError(f"{SHORT_NAME}: {message}")
 
 
-class HungryOpenSpielState(pyspiel.State):
+class HungryOpenSpielState(MeanFieldRefusals, pyspiel.State):
     """One game of ``python_hungry``: the chance outcomes so far, then the engine's state.
 
     ``dealt``: the deal so far (removed cards first, then each seat's 8), until the engine's
@@ -176,6 +200,10 @@ class HungryOpenSpielState(pyspiel.State):
             self.received[player].append(drawn)
         self.top_turned = False
 
+    def _apply_actions(self, actions):
+        raise unsupported(SHORT_NAME, "apply_actions()", "it is turn-based: one player (or "
+                          "chance) moves at a time, by apply_action(action)")
+
     def _apply_chance(self, outcome: int) -> None:
         if self.first is None:
             n = self.get_game().num_players()
@@ -224,6 +252,11 @@ class HungryOpenSpielState(pyspiel.State):
 
     def is_terminal(self):
         return self.engine is not None and self.engine.is_over
+
+    def serialize(self):
+        """The state as data (``openspiel.states``): every move from the initial state, which
+        ``HungryGame.deserialize_state`` replays."""
+        return state_text(SHORT_NAME, {"history": self.history()})
 
     def returns(self):
         n = self.get_game().num_players()

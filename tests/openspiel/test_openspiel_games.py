@@ -4,6 +4,13 @@ bad parameters and illegal actions."""
 
 from __future__ import annotations
 
+import base64
+import json
+import os
+import pickle
+import re
+import shlex
+
 import numpy as np
 import pytest
 
@@ -12,6 +19,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="the openspiel extra is not inst
 import hunger_rl.openspiel  # noqa: E402,F401 - registers the games
 from hunger_rl.engines.hungry.engine import NUM_CARD_TYPES  # noqa: E402
 from hunger_rl.engines.validation import IllegalActionError, InvalidValueError  # noqa: E402
+from hunger_rl.openspiel.states import StateTextError, UnsupportedCallError  # noqa: E402
 
 GameType = pyspiel.GameType
 
@@ -272,3 +280,98 @@ def test_turn_based_picks_stay_hidden_until_the_day_resolves():
     random_play(state, np.random.default_rng(0), 200)
     with pytest.raises(IllegalActionError, match="the show is over"):
         state.apply_action(0)
+
+
+def crafted_state_text(command: str) -> str:
+    """OpenSpiel's form of a Python game's state, its attributes a pickle that runs
+    ``command`` when unpickled (``pickle.loads``, which OpenSpiel's own deserialisation calls)."""
+
+    class RunsACommand:
+        def __reduce__(self):
+            return os.system, (command,)
+
+    payload = base64.b64encode(pickle.dumps({"engine": RunsACommand()})).decode()
+    return f"history=\nmove_number=0\n__dict__={payload}"
+
+
+@pytest.mark.parametrize("spec", ["python_hungry", "python_hunger_show(players=3)"])
+def test_a_crafted_state_string_is_refused_and_runs_nothing(spec, tmp_path):
+    """Issue 50: ``deserialize_state`` unpickled the text, so this ran the command."""
+    game = pyspiel.load_game(spec)
+    ran = tmp_path / "ran"
+    text = crafted_state_text(f"touch {shlex.quote(str(ran))}")
+    with pytest.raises(StateTextError, match="OpenSpiel's own form, whose pickle it does not "
+                                             "read"):
+        game.deserialize_state(text)
+    assert not ran.exists()
+    # The same text without its prefix is no JSON either; and the payload does run a command
+    # when unpickled, so the refusal above is what kept it from running.
+    with pytest.raises(StateTextError, match="this is not JSON"):
+        game.deserialize_state(text.split("__dict__=")[1])
+    assert not ran.exists()
+    pickle.loads(base64.b64decode(text.split("__dict__=")[1]))
+    assert ran.exists()
+
+
+@pytest.mark.parametrize(("spec", "edit", "message"), [
+    ("python_hungry", lambda d: {**d, "game": "python_hunger_show"},
+     "this one's game is str 'python_hunger_show'"),
+    ("python_hungry", lambda d: {**d, "version": 2}, "its version is int 2"),
+    ("python_hungry", lambda d: {**d, "history": d["history"] + [0, 0, 0]},
+     "a serialised state's move 60 cannot be played"),
+    ("python_hungry", lambda d: {**d, "history": [0.5]}, "must be a list of actions"),
+    ("python_hungry", lambda d: {**d, "extra": 1}, "missing [], unknown ['extra']"),
+    ("python_hunger_show(players=3)", lambda d: {**d, "deal_seed": -1},
+     "deal_seed must be an integer from 0"),
+    ("python_hunger_show(players=3)", lambda d: {**d, "history": d["history"] + [99, 0, 0]},
+     "move 6 cannot be played: player_0: action 99 is not legal"),
+    ("python_hunger_show(players=3)", lambda d: {**d, "show": {**d["show"], "day": 0}},
+     "state's show is not a show of this game after its history"),
+    ("python_hunger_show(players=3)", lambda d: {**d, "show": {"config": {}}},
+     "state's show is not one"),
+    ("python_hunger_show(players=3)", lambda d: {**d, "picks": [1, None, None]},
+     "picks must be a legal pick for each player who has picked today"),
+    ("python_hunger_show(players=3)", lambda d: {**d, "last_event": "Meteor"},
+     "last_event must be an event card's name or null"),
+])
+def test_a_serialised_state_that_is_not_one_is_refused_naming_why(spec, edit, message):
+    game = pyspiel.load_game(spec)
+    state = game.new_initial_state()
+    random_play(state, np.random.default_rng(8), 60 if "hungry" in spec else 2)
+    data = json.loads(state.serialize())
+    assert game.deserialize_state(json.dumps(data)).history() == state.history()
+    with pytest.raises(StateTextError, match=re.escape(message)):
+        game.deserialize_state(json.dumps(edit(data)))
+    for text in ("", "[" * 100_000, 42):
+        with pytest.raises(StateTextError, match="a serialised state is the JSON that"):
+            game.deserialize_state(text)
+
+
+def test_a_resampled_show_serialises_as_itself():
+    """The show a resampled state holds is not its deal seed's: it is serialised with it."""
+    game = pyspiel.load_game("python_hunger_show(players=3,turn_based=true)")
+    state = game.new_initial_state()
+    random_play(state, np.random.default_rng(9), 7)  # two days and a pick
+    world = state.resample_from_infostate(1, pyspiel.UniformProbabilitySampler(1, 0.0, 1.0))
+    assert world.show.to_dict() != state.show.to_dict()
+    restored = game.deserialize_state(world.serialize())
+    assert restored.show.to_dict() == world.show.to_dict() and restored.picks == world.picks
+    assert restored.information_state_string(1) == world.information_state_string(1)
+    assert restored.observation_tensor(2) == world.observation_tensor(2)
+
+
+@pytest.mark.parametrize(("spec", "call", "message"), [
+    # Issue 50: OpenSpiel's "Tried to call pure virtual function".
+    ("python_hungry", lambda s: s.apply_actions([0, 0]),
+     "python_hungry does not support apply_actions(): it is turn-based"),
+    ("python_hunger_show", lambda s: s.chance_outcomes(),
+     "python_hunger_show does not support chance_outcomes(): its chance is sampled"),
+    ("python_hungry", lambda s: s.distribution_support(),
+     "python_hungry does not support distribution_support(): it is not a mean-field game"),
+    ("python_hunger_show", lambda s: s.update_distribution([1.0]),
+     "python_hunger_show does not support update_distribution()"),
+])
+def test_calls_the_games_do_not_support_get_an_error_of_ours(spec, call, message):
+    state = pyspiel.load_game(spec).new_initial_state()
+    with pytest.raises(UnsupportedCallError, match=re.escape(message)):
+        call(state)
