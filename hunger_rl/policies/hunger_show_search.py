@@ -30,6 +30,19 @@ AlphaZero's exploration, as in the Hungry search). ``visit_policy`` is the polic
 expert iteration: the searcher's visit counts of its last search, less the first try that every
 pick gets whatever its worth (KataGo's pruning of forced playouts), normalised.
 
+``smmcts:N:rm`` (``smmcts:N:rm:SPEC`` with a network) selects by regret matching instead
+(Lanctot et al. 2013's SM-MCTS with regret matching; Diplomacy's SearchBot plays such a search's
+average strategy): each living player keeps its regret for each pick and picks at random with
+probability ``(1 - RM_EXPLORATION)`` times its positive regrets, normalised (uniform while it has
+none), plus ``RM_EXPLORATION`` times the exploration distribution (uniform; with a network, the
+searcher's prior). The sampled pick's outcome, divided by its probability, estimates every
+pick's value (0 for the others), and each regret grows by that estimate less the outcome. The
+search then plays a pick drawn from the searcher's average strategy (the mean of its regret
+matching strategies over the simulations): a mixed strategy, so two calls on one observation
+differ where the strategy does, reproducibly by the caller's generator. Regret matching's
+average strategy goes to an equilibrium of the day's game where decoupled UCT's most visited
+pick need not, which is what a player that an opponent studies needs.
+
 The rollout player reads the dealt show directly (it is a sample, not the real game): a
 living player short of food for the next suppers gathers fruit or chicken, else raft tokens,
 at a random location whose pile still has some; with probability ``ROLLOUT_RANDOM`` it picks
@@ -64,6 +77,10 @@ UNTRIED = 1e9
 # Weight of a guiding network's progressive bias, in win shares: a pick the network is sure of
 # gains about half a win share on its first visit, a tenth by its tenth.
 PRIOR_WEIGHT = 1.0
+# How each simulation picks for every living player: decoupled UCT, or regret matching.
+SELECTIONS = ("ucb", "regret")
+# Regret matching's share of exploration picks (Lanctot et al. 2013 use 0.1-0.3).
+RM_EXPLORATION = 0.2
 
 
 class SMMCTSShowPolicy(Policy):
@@ -71,8 +88,11 @@ class SMMCTSShowPolicy(Policy):
     determinised simulations per move; with a ``guide`` (a trained network's policy), its
     prior biases the searcher's own picks (see the module docstring)."""
 
+    REGRET_MATCHING = "rm"  # the spec's word for selection="regret": smmcts:N:rm
+
     def __init__(self, simulations: int = DEFAULT_SMMCTS_SIMULATIONS,
-                 exploration: float = EXPLORATION, guide: Any = None, explore: bool = False):
+                 exploration: float = EXPLORATION, guide: Any = None, explore: bool = False,
+                 selection: str = "ucb"):
         if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)):
             raise ValueError(f"simulations must be an integer, got {simulations!r}")
         if simulations < 1:
@@ -82,12 +102,19 @@ class SMMCTSShowPolicy(Policy):
             raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
         if explore and guide is None:
             raise ValueError("explore adds Gumbel noise to a guide's logits: it needs a guide")
+        if selection not in SELECTIONS:
+            raise ValueError(f"selection must be one of {list(SELECTIONS)}, got {selection!r}")
         self.simulations = int(simulations)
         self.exploration = float(exploration)
         self.guide = guide
         self.explore = explore
+        self.selection = selection
+        # The searcher's visit counts at its last search (by regret matching, its average
+        # strategy).
         self.last_visits: np.ndarray | None = None
-        self.name = f"smmcts:{self.simulations}" + ("" if guide is None else f":{guide.name}")
+        self.name = (f"smmcts:{self.simulations}"
+                     + (f":{self.REGRET_MATCHING}" if selection == "regret" else "")
+                     + ("" if guide is None else f":{guide.name}"))
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
         if "rule_action" in observation:
@@ -107,6 +134,8 @@ class SMMCTSShowPolicy(Policy):
         if legal.tolist() != list(range(choices)):
             raise ValueError(f"the action mask allows {legal.tolist()}; a living player of a "
                              f"{n}-player show may pick any of 0..{choices - 1} (S6)")
+        if self.selection == "regret":
+            return self._regret_matching(config, vector, living, choices, rng)
         visits = np.zeros((living.size, choices))
         wins = np.zeros((living.size, choices))
         # Breaks ties between equal scores at random, the same way for the whole search.
@@ -138,12 +167,44 @@ class SMMCTSShowPolicy(Policy):
         self.last_visits = visits[0]
         return int(np.lexsort((means, visits[0]))[-1])
 
+    def _regret_matching(self, config: ShowConfig, vector: np.ndarray, living: np.ndarray,
+                         choices: int, rng: np.random.Generator) -> int:
+        """The search by regret matching (see the module docstring); a pick drawn from the
+        searcher's average strategy."""
+        n = config.num_players
+        regrets = np.zeros((living.size, choices))
+        strategy_sums = np.zeros((living.size, choices))
+        exploring = np.full((living.size, choices), 1.0 / choices)
+        if self.guide is not None:
+            exploring[0] = self._prior(vector, choices, rng)
+        rollout_rng = random.Random(int(rng.integers(2**63)))
+        for _ in range(self.simulations):
+            show = show_from_observation(config, vector, rng)
+            strategies = matched_strategies(regrets, exploring)
+            strategy_sums += strategies
+            chances = (1 - RM_EXPLORATION) * strategies + RM_EXPLORATION * exploring
+            picks = draw_rows(chances, rng)
+            day = [None] * n
+            for seat, pick in zip(living.tolist(), picks.tolist(), strict=True):
+                day[seat] = divmod(pick, NUM_ACTIONS)
+            show.play_day(day)
+            play_out(show, rollout_rng)
+            shares = np.zeros(n)
+            shares[show.winners] = 1.0 / len(show.winners)
+            add_sampled_regrets(regrets, picks, chances, shares[living])
+        average = strategy_sums[0] / strategy_sums[0].sum()
+        self.last_visits = average
+        return int(draw_rows(average[None], rng)[0])
+
     def visit_policy(self) -> np.ndarray | None:
         """The searcher's visit counts over its picks at its last search, less each pick's
-        first try, normalised (with no more simulations than picks: the tries themselves); None
-        if it did not search (an eliminated seat staying in the env)."""
+        first try, normalised (with no more simulations than picks: the tries themselves); by
+        regret matching, its average strategy; None if it did not search (an eliminated seat
+        staying in the env)."""
         if self.last_visits is None:
             return None
+        if self.selection == "regret":
+            return self.last_visits
         chosen = np.maximum(self.last_visits - 1, 0)
         counts = chosen if chosen.any() else self.last_visits
         return counts / counts.sum()
@@ -161,6 +222,30 @@ class SMMCTSShowPolicy(Policy):
             logits = logits + rng.gumbel(size=choices)
         weights = np.exp(logits - logits.max())
         return weights / weights.sum()
+
+
+def matched_strategies(regrets: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    """Regret matching: each row's positive regrets, normalised; ``fallback``'s row where a row
+    has none."""
+    positive = np.maximum(regrets, 0.0)
+    totals = positive.sum(axis=1, keepdims=True)
+    return np.where(totals > 0, positive / np.where(totals > 0, totals, 1.0), fallback)
+
+
+def add_sampled_regrets(regrets: np.ndarray, picks: np.ndarray, chances: np.ndarray,
+                        outcomes: np.ndarray) -> None:
+    """Outcome sampling: row r picked ``picks[r]`` with probability ``chances[r, picks[r]]`` and
+    got ``outcomes[r]``; the unbiased estimate of each pick's value (the outcome over its
+    probability for the pick made, 0 for the others) less the outcome is added to its regret."""
+    rows = np.arange(len(picks))
+    regrets -= outcomes[:, None]
+    regrets[rows, picks] += outcomes / chances[rows, picks]
+
+
+def draw_rows(chances: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One index per row drawn with that row's probabilities."""
+    draws = rng.random((len(chances), 1))
+    return np.minimum((chances.cumsum(axis=1) <= draws).sum(axis=1), chances.shape[1] - 1)
 
 
 def play_out(show: ShowGame, rng: random.Random) -> None:

@@ -11,8 +11,10 @@ the deck is empty; ``search:N:beliefs:SPEC`` with a network); for HUNGER: The Sh
 (the argmax of the crowd values, the expert's valuation with one round of replies); for both
 ``ismcts`` or ``ismcts:N`` (OpenSpiel's information-set MCTS, N simulations per move, 100 by
 default; the ``openspiel`` extra); for HUNGER also ``smmcts`` or ``smmcts:N`` (simultaneous-move
-MCTS, decoupled UCT over the day's joint picks, N simulations per move, 100 by default) and
-``smmcts:N:SPEC`` (the same search, SPEC's network biasing the searcher's own picks);
+MCTS, decoupled UCT over the day's joint picks, N simulations per move, 100 by default),
+``smmcts:N:SPEC`` (the same search, SPEC's network biasing the searcher's own picks) and
+``smmcts:N:rm`` / ``smmcts:N:rm:SPEC`` (selecting by regret matching, playing its mixed average
+strategy);
 ``pretrained:NAME``, a trained agent shipped with the package (``policies.pretrained``; some search
 at play time, and ``pretrained:NAME:network`` is the network alone); or the path of a trained
 checkpoint. A trained network's way of playing can be chosen: ``argmax:SPEC`` plays its masked
@@ -180,8 +182,11 @@ def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
                   "explain the opponents' plays since the deck emptied; N may be Bplays, and "
                   "a network may follow (search:N:beliefs:SPEC)")]
     if game == "hunger_show":
-        rows.append(("smmcts:N:SPEC", "the search with the trained network SPEC (a checkpoint "
-                     "or pretrained:NAME) as the prior of its own picks"))
+        rows += [("smmcts:N:SPEC", "the search with the trained network SPEC (a checkpoint "
+                  "or pretrained:NAME) as the prior of its own picks"),
+                 ("smmcts:N:rm", "the search by regret matching, playing a pick drawn from its "
+                  "average strategy (a mixed strategy); smmcts:N:rm:SPEC with a network's "
+                  "prior")]
     for name in pretrained_names(game, num_players):
         rows.append((PREFIX + name, catalogue()[name]["description"]))
         if "search" in catalogue()[name]:
@@ -287,12 +292,20 @@ def _scripted_search(spec: str, search: ScriptedPolicy, budget: dict[str, int],
 
 
 def _guided_smmcts(spec: str, argument: str, num_players: int) -> Policy:
-    """``smmcts:N:SPEC``: HUNGER's search with SPEC's network as the prior of its own picks."""
+    """``smmcts:N:SPEC``: HUNGER's search with SPEC's network as the prior of its own picks;
+    ``smmcts:N:rm`` and ``smmcts:N:rm:SPEC``: the same searches by regret matching."""
     simulations, _, guide_spec = argument.partition(":")
     if not simulations:
         raise ValueError(f"in {spec!r}, the number of simulations N must come before the "
                          "network (smmcts:N:SPEC)")
     count = _count(spec, simulations, DEFAULT_SMMCTS_SIMULATIONS)
+    search = POLICY_TABLES["hunger_show"]["smmcts"].policy_class(spec)
+    word, _, after_word = guide_spec.partition(":")
+    selection = "ucb"
+    if word == search.REGRET_MATCHING:
+        selection, guide_spec = "regret", after_word
+        if not guide_spec:  # smmcts:N:rm, unguided
+            return search(count, selection=selection)
     cutoff, _, rest = guide_spec.partition(":")
     if cutoff.isdigit() and rest:
         raise ValueError(f"in {spec!r}, smmcts takes no cut-off: its network is a prior only "
@@ -305,7 +318,7 @@ def _guided_smmcts(spec: str, argument: str, num_players: int) -> Policy:
         raise ValueError(f"in {spec!r}, {guide_spec!r} is not a trained network (a checkpoint "
                          "or pretrained:NAME), so it cannot guide the search")
     # Through the table: the search's module reads this one's defaults.
-    return POLICY_TABLES["hunger_show"]["smmcts"].policy_class(spec)(count, guide=guide)
+    return search(count, guide=guide, selection=selection)
 
 
 # The largest budgets a spec may give a move: N of ``NAME:N`` (playouts or simulations; the

@@ -8,7 +8,14 @@ import pytest
 from hunger_rl.engines.hunger_show.tokens import CAN, RAFT
 from hunger_rl.engines.validation import InvalidValueError
 from hunger_rl.envs import hunger_show_v0
-from hunger_rl.policies.hunger_show_search import SMMCTSShowPolicy, rollout_pick
+from hunger_rl.policies.hunger_show_search import (
+    RM_EXPLORATION,
+    SMMCTSShowPolicy,
+    add_sampled_regrets,
+    draw_rows,
+    matched_strategies,
+    rollout_pick,
+)
 from hunger_rl.policies.registry import make_policy
 
 
@@ -268,3 +275,69 @@ def test_bad_guided_specs_are_refused(spec, message):
 def test_explore_needs_a_guide():
     with pytest.raises(ValueError, match="explore adds Gumbel noise to a guide's logits"):
         SMMCTSShowPolicy(5, explore=True)
+
+
+def test_regret_matching_self_play_of_rock_paper_scissors_averages_to_the_equilibrium():
+    """The search's regret matching, on a game whose equilibrium is known: two players of rock,
+    paper, scissors (win 1, draw 0.5, loss 0), each updating by outcome sampling from its own
+    pick's payoff, average to a third each, started from regrets for rock alone."""
+    payoff = np.array([[0.5, 0.0, 1.0], [1.0, 0.5, 0.0], [0.0, 1.0, 0.5]])
+    rng = np.random.default_rng(0)
+    regrets = np.zeros((2, 3))
+    regrets[:, 0] = 1.0
+    sums = np.zeros((2, 3))
+    uniform = np.full((2, 3), 1 / 3)
+    for _ in range(30_000):
+        strategies = matched_strategies(regrets, uniform)
+        sums += strategies
+        chances = (1 - RM_EXPLORATION) * strategies + RM_EXPLORATION * uniform
+        picks = draw_rows(chances, rng)
+        outcomes = np.array([payoff[picks[0], picks[1]], payoff[picks[1], picks[0]]])
+        add_sampled_regrets(regrets, picks, chances, outcomes)
+    np.testing.assert_allclose(sums / sums.sum(axis=1, keepdims=True), 1 / 3, atol=0.03)
+
+
+def test_sampled_regrets_by_hand():
+    regrets = np.zeros((1, 3))
+    add_sampled_regrets(regrets, np.array([2]), np.array([[0.5, 0.25, 0.25]]), np.array([0.5]))
+    # The pick made: 0.5 / 0.25 - 0.5; the others: 0 - 0.5.
+    np.testing.assert_allclose(regrets, [[-0.5, -0.5, 1.5]])
+    np.testing.assert_allclose(matched_strategies(regrets, np.full((1, 3), 1 / 3)), [[0, 0, 1]])
+    np.testing.assert_allclose(matched_strategies(-regrets ** 2, np.full((1, 3), 1 / 3)),
+                               [[1 / 3] * 3])
+
+
+@pytest.mark.parametrize("spec", ["smmcts:12:rm", "smmcts:12:rm:pretrained:hunger_show_4p"])
+def test_regret_matching_plays_a_pick_drawn_from_its_average_strategy(spec):
+    """The same seed replays the same pick; over seeds the picks differ, each one the average
+    strategy gives weight to; the strategy is a distribution over the picks."""
+    env = hunger_show_v0.parallel_env(num_players=4)
+    observations = random_days(env, env.reset(seed=11)[0], np.random.default_rng(1), 2)
+    observation = observations[env.agents[0]]
+    policy, again = make_policy(spec, "hunger_show", 4), make_policy(spec, "hunger_show", 4)
+    assert policy.name == spec and policy.selection == "regret"
+    picks = []
+    for seed in range(10):
+        pick = policy.act(observation, np.random.default_rng(seed))
+        strategy = policy.visit_policy()
+        assert strategy[pick] > 0 and abs(strategy.sum() - 1) < 1e-9
+        assert again.act(observation, np.random.default_rng(seed)) == pick
+        picks.append(pick)
+    assert len(set(picks)) > 1
+
+
+def test_regret_matching_plays_whole_shows_with_legal_picks_only():
+    env = hunger_show_v0.parallel_env(num_players=3, illegal_action="raise")
+    observations, _ = env.reset(seed=3)
+    policy = make_policy("smmcts:6:rm", "hunger_show", 3)
+    rng = np.random.default_rng(3)
+    while env.agents:
+        actions = {agent: policy.act(observations[agent], rng) for agent in env.agents}
+        for agent, action in actions.items():
+            assert observations[agent]["action_mask"][action] == 1
+        observations, *_ = env.step(actions)
+    with pytest.raises(ValueError, match=r"in 'smmcts:6:rm:expert', 'expert' is not a trained "
+                                         r"network"):
+        make_policy("smmcts:6:rm:expert", "hunger_show", 3)
+    with pytest.raises(ValueError, match=r"selection must be one of \['ucb', 'regret'\]"):
+        SMMCTSShowPolicy(6, selection="hedge")

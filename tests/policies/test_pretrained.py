@@ -172,6 +172,7 @@ def test_policies_command_lists_every_spec(capsys):
     lines = capsys.readouterr().out.splitlines()
     specs = [line.split()[0] for line in lines]
     assert specs == ["random", "greedy", "expert", "crowd", "ismcts:N", "smmcts:N", "smmcts:N:SPEC",
+                     "smmcts:N:rm",
                      "pretrained:hunger_show_4p", "PATH", "argmax:SPEC", "sample:SPEC"]
     assert all(len(line.split(maxsplit=1)) == 2 for line in lines)
     assert [s for s, _ in describe_specs("hungry", 3)][-5:] == [
