@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -57,15 +59,28 @@ def output_file(option: str, value: str, default_name: str) -> Path:
 
 
 def output_folder(option: str, value: str) -> Path:
-    """A folder ``option`` may create or write into, checked before any work starts."""
+    """A folder ``option`` may create or write into, checked before any work starts: it is
+    created (with its missing parents) and a file is written in it, then the check removes what
+    it made. As for ``output_file``, permission bits do not tell all: root passes them, and
+    /proc refuses only the folder's creation."""
     path = Path(value)
-    existing = path
+    existing, missing = path, []  # missing: the folders to create, deepest first
     while not existing.exists() and existing != existing.parent:
+        missing.append(existing)
         existing = existing.parent
     if not existing.is_dir():
         raise ValueError(f"{option} {value}: {existing} is a file, not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ValueError(f"{option} {value}: cannot write in {existing}")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path):
+            pass
+    except OSError as error:
+        raise ValueError(f"{option} {value}: cannot create or write in {path}: "
+                         f"{error.strerror}") from None
+    finally:
+        for folder in missing:
+            with contextlib.suppress(OSError):  # not made, or written meanwhile
+                folder.rmdir()
     return path
 
 

@@ -113,6 +113,10 @@ def load_records(path: str | Path) -> list[GameRecord]:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise RecordError(f"no record file at {str(path)!r}") from None
+    except IsADirectoryError:
+        raise RecordError(f"{path} is a folder, not a record file") from None
+    except OSError as error:
+        raise RecordError(f"cannot read the record file {path}: {error.strerror}") from None
     except UnicodeDecodeError as error:
         raise RecordError(f"{path}: not a UTF-8 text file ({error.reason})") from None
     records = []
@@ -123,7 +127,9 @@ def load_records(path: str | Path) -> list[GameRecord]:
         try:
             data = json.loads(line)
         except json.JSONDecodeError as error:
-            raise RecordError(f"{where}: not a complete JSON record ({error.msg} at column "
+            # Some of json's messages end in "at" ("Unterminated string starting at").
+            at = "" if error.msg.endswith(" at") else " at"
+            raise RecordError(f"{where}: not a complete JSON record ({error.msg}{at} column "
                               f"{error.colno}); is the file truncated?") from None
         records.append(GameRecord.from_dict(data, where))
     if not records:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-from hunger_rl.arena.commands import bounded_int
+from hunger_rl.arena.commands import bounded_int, output_file
 from hunger_rl.envs import GAMES
 
 # TCP's port numbers; 0 asks the system for a free one.
@@ -17,7 +18,8 @@ def add_commands(commands) -> None:
         "view", help="write a self-contained HTML page that steps through a recorded game")
     view.add_argument("record", help="a record file (JSON lines), e.g. from evaluate --record")
     view.add_argument("--game-index", type=int, default=0, help="which game of the file (from 0)")
-    view.add_argument("--out", required=True, help="the HTML file to write")
+    view.add_argument("--out", required=True, help="the HTML file to write (a folder: "
+                      "RECORD_INDEX.html in it)")
     view.set_defaults(handler=_view)
 
     play = commands.add_parser(
@@ -46,7 +48,12 @@ def add_commands(commands) -> None:
 def _view(args: argparse.Namespace) -> int:
     from hunger_rl.ui.viewer import write_viewer
 
-    out = write_viewer(args.record, args.out, args.game_index)
+    # Checked before the game is replayed; a folder gets the record's name.
+    out = output_file("--out", args.out, f"{Path(args.record).stem}_{args.game_index}.html")
+    try:  # checked, but a disk can still fill up since
+        write_viewer(args.record, out, args.game_index)
+    except OSError as error:
+        raise ValueError(f"--out {out}: cannot write: {error.strerror}") from None
     print(f"wrote {out}")
     return 0
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from hunger_rl.arena.commands import output_folder
 from hunger_rl.engines.validation import describe, is_integer
 from hunger_rl.envs import game_spec
 from hunger_rl.envs.records import Recorder, aec_over, make_env, write_records
@@ -57,11 +58,9 @@ class PlaySession:
         self.game, self.num_players, self.seat, self.seed = game, num_players, seat, seed
         sequence = np.random.SeedSequence(seed)
         self.rngs = [np.random.default_rng(s) for s in sequence.spawn(num_players)]
-        self.record_dir = Path(record_dir)
-        try:  # an unusable folder fails now, not after the game
-            self.record_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ValueError(f"cannot write records to {str(record_dir)!r}: {error}") from None
+        # An unusable folder fails now, not after the game.
+        self.record_dir = output_folder("--record-dir", str(record_dir))
+        self.record_dir.mkdir(parents=True, exist_ok=True)
         self.record_path: Path | None = None
         self.lock = threading.Lock()
         self.recent: list[str] = []  # the policies' moves since the human's last one

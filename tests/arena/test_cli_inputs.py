@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hunger_rl.arena import evaluation, tournament
+from hunger_rl.arena.commands import output_folder
 from hunger_rl.cli import main
 
 EVALUATE = ["evaluate", "--game", "hungry", "--policies", "random", "--games", "2",
@@ -161,3 +162,58 @@ def test_fuzzed_command_lines_succeed_or_exit_2_with_a_message(tmp_path, capsys,
     assert code in (0, 2)
     if code == 2:
         assert "error: " in captured.err and "Traceback" not in captured.err
+
+
+PROC = pytest.mark.skipif(not Path("/proc").is_dir(), reason="no procfs")
+
+
+@PROC
+def test_folders_that_cannot_be_made_fail_before_the_work(tmp_path, capsys, monkeypatch):
+    """Issue 50: root passes the permission bits of /proc, where no folder can be made; train
+    and exploit failed with a traceback once their work began."""
+    from hunger_rl.training import exploit, train
+
+    def trained(*args, **kwargs):
+        raise AssertionError("the work started before the output folder was checked")
+
+    monkeypatch.setattr(train, "train", trained)
+    monkeypatch.setattr(exploit, "exploit", trained)
+    config = tmp_path / "config.yaml"
+    lines = Path("tests/training/tiny_hungry.yaml").read_text().splitlines()
+    config.write_text("\n".join("out: /proc/x/run" if line.startswith("out:") else line
+                                for line in lines))
+    assert main(["train", str(config)]) == 2
+    assert capsys.readouterr().err == ("hunger-rl: error: out /proc/x/run: cannot create or "
+                                       "write in /proc/x/run: No such file or directory\n")
+    assert main(["exploit", "random", "--game", "hungry", "--out", "/proc/x"]) == 2
+    assert capsys.readouterr().err == ("hunger-rl: error: --out /proc/x: cannot create or write "
+                                       "in /proc/x: No such file or directory\n")
+
+
+def test_the_folder_check_leaves_nothing_behind(tmp_path):
+    """It makes the folders and writes a file in them to know it can, then removes both."""
+    assert output_folder("--out", str(tmp_path / "a" / "b")) == tmp_path / "a" / "b"
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "kept").mkdir()
+    assert output_folder("--out", str(tmp_path / "kept")) == tmp_path / "kept"
+    assert [p.name for p in tmp_path.iterdir()] == ["kept"]
+    assert list((tmp_path / "kept").iterdir()) == []
+
+
+def test_view_checks_its_record_and_its_out_before_replaying(tmp_path, capsys):
+    assert main([*EVALUATE, "--record", str(tmp_path)]) == 0
+    record = tmp_path / "hungry_2p.jsonl"
+    capsys.readouterr()
+    # Issue 50: IsADirectoryError, then a traceback for an HTML file in /proc.
+    assert main(["view", str(tmp_path), "--out", str(tmp_path / "x.html")]) == 2
+    assert capsys.readouterr().err == (f"hunger-rl: error: {tmp_path} is a folder, not a record "
+                                       "file\n")
+    if Path("/proc").is_dir():
+        assert main(["view", str(record), "--out", "/proc/x.html"]) == 2
+        assert capsys.readouterr().err.startswith("hunger-rl: error: --out /proc/x.html: cannot "
+                                                  "write /proc/x.html:")
+    assert main(["view", str(record), "--out", str(tmp_path / "none" / "x.html")]) == 2
+    assert "there is no folder" in capsys.readouterr().err
+    assert main(["view", str(record), "--game-index", "1", "--out", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == f"wrote {tmp_path / 'hungry_2p_1.html'}\n"
+    assert (tmp_path / "hungry_2p_1.html").read_text().startswith("<!DOCTYPE html>")

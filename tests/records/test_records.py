@@ -159,6 +159,14 @@ def test_malformed_files_get_clear_errors(tmp_path):
     truncated.write_text(line + "\n" + line[: len(line) // 2])
     with pytest.raises(RecordError, match="line 2: not a complete JSON record.*truncated"):
         load_records(truncated)
+    # Cut inside a string: json says "Unterminated string starting at" (issue 50: "at at").
+    quote = line.index('"steps"')
+    truncated.write_text(line[: quote + 3])
+    with pytest.raises(RecordError, match=r"\(Unterminated string starting at column "
+                                          rf"{quote + 1}\); is the file truncated\?"):
+        load_records(truncated)
+    with pytest.raises(RecordError, match=f"{tmp_path} is a folder, not a record file"):
+        load_records(tmp_path)
     unknown = tmp_path / "unknown.jsonl"
     unknown.write_text(json.dumps({**record.to_dict(), "game": "chess"}))
     with pytest.raises(RecordError, match="line 1: unknown game 'chess'"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 from werkzeug.test import Client
@@ -102,8 +103,11 @@ def test_session_arguments_are_checked(tmp_path):
     with pytest.raises(ValueError, match="unknown policy spec"):
         PlaySession("hungry", 2, 0, ["nobody"], record_dir=tmp_path)
     (tmp_path / "file").write_text("")
-    with pytest.raises(ValueError, match="cannot write records to"):
+    with pytest.raises(ValueError, match="--record-dir .*: .*file is a file, not a folder"):
         PlaySession("hungry", 2, 0, ["greedy"], record_dir=tmp_path / "file" / "games")
+    if Path("/proc").is_dir():  # root passes the permission bits; the folder cannot be made
+        with pytest.raises(ValueError, match="--record-dir /proc/games: cannot create or write"):
+            PlaySession("hungry", 2, 0, ["greedy"], record_dir="/proc/games")
     session = PlaySession("hungry", 2, 0, ["greedy"], record_dir=tmp_path)
     with pytest.raises(PlayError, match="not a legal move"):
         session.move(0, 99)
