@@ -71,6 +71,7 @@ from hunger_rl.policies.models.hungry_endgame import DEFAULT_HIDDEN as DEFAULT_E
 from hunger_rl.policies.models.hungry_endgame import DEFAULT_MODEL as DEFAULT_ENDGAME_MODEL
 from hunger_rl.policies.models.hungry_endgame import ENDGAME_MODELS
 from hunger_rl.training.games import games_with, training_game
+from hunger_rl.training.ray_cluster import RAY_CONNECT_TIMEOUT_S
 
 SELF_PLAY = "self"
 VEC_ENV_KINDS = ("dummy", "subprocess")
@@ -293,7 +294,8 @@ class RLlibConfig:
                                    high=10**4)
     address: str | None = setting(
         None, "null starts a local Ray instance; \"auto\" or \"HOST:6379\" joins a running "
-        "cluster")
+        f"cluster (a HOST:PORT that does not answer within {RAY_CONNECT_TIMEOUT_S:g} s is an "
+        "error naming it)")
     train_batch_size: int = setting(4000, "steps per training iteration", low=1, high=10**8)
     minibatch_size: int = setting(500, "at most train_batch_size", low=1, high=10**8)
     num_learners: int = setting(0, "learner processes; 0: learn in the driver process", low=0,
@@ -345,7 +347,9 @@ class ExpertIterationConfig:
                            low=1, high=MAX_WORKERS)
     ray_address: str | None = setting(
         None, "null: the games run in local processes; \"local\" starts a Ray instance on this "
-        "machine, \"auto\" or \"HOST:6379\" joins a running cluster (the rllib extra)")
+        "machine, \"auto\" or \"HOST:6379\" joins a running cluster (the rllib extra; a "
+        f"HOST:PORT that does not answer within {RAY_CONNECT_TIMEOUT_S:g} s is an error naming "
+        "it)")
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,7 @@ from hunger_rl.training.outputs import (
     write_table,
 )
 from hunger_rl.training.positions import forecast_games, minibatch_epoch
+from hunger_rl.training.ray_cluster import check_ray_address
 
 ITERATIONS_LOG = "iterations.jsonl"
 # Games per task handed to a worker: small enough to spread an iteration over the workers and
@@ -137,6 +138,7 @@ def train_expert_iteration(config: TrainConfig, resume: str | Path | None = None
     given); return the final table."""
     started = time.perf_counter()
     settings = config.expert_iteration
+    check_ray_address(settings.ray_address, "expert_iteration.ray_address")
     out = prepare_output(config)
     encoder = make_encoder(config.game, config.num_players, config.game_options)
     metadata = _metadata(config, encoder.size)

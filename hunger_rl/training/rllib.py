@@ -86,6 +86,7 @@ from hunger_rl.training.outputs import (
     write_learning_curve,
     write_table,
 )
+from hunger_rl.training.ray_cluster import check_ray_address
 from hunger_rl.training.single_agent import make_game_env
 
 ENV_NAME = "hunger_rl"
@@ -472,6 +473,7 @@ def export_policy(algorithm, metadata: PolicyMetadata, path: Path) -> Path:
 def train_rllib(config: TrainConfig, progress: bool = True) -> list[dict[str, Any]]:
     """Train as ``config`` says on Ray RLlib; return the final evaluation table."""
     started = time.perf_counter()
+    check_ray_address(config.rllib.address, "rllib.address")
     out = prepare_output(config)
     metadata = exported_policy_metadata(config)
 
