@@ -46,7 +46,6 @@ DEFAULT_SAMPLE_TEMPERATURE = 1.0
 DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")  # ASCII digits only: str.isdigit takes '²'
 
 
-
 @dataclass(frozen=True)
 class ScriptedPolicy:
     """A scripted policy of a game's table: its class as ``"module:Class"`` (imported when
@@ -256,7 +255,7 @@ def _guided_search(spec: str, argument: str, game: str, num_players: int) -> Pol
     if beliefs and not rest:
         return _scripted_search(spec, search, budget, beliefs=True)
     cutoff, _, guide_spec = rest.partition(":")
-    if not (cutoff.isdigit() and guide_spec):
+    if not (typed_count(cutoff) is not None and guide_spec):
         cutoff, guide_spec = None, rest
     if not guide_spec:
         raise ValueError(f"in {spec!r}, a network's policy spec must follow search:N: "
@@ -307,7 +306,7 @@ def _guided_smmcts(spec: str, argument: str, num_players: int) -> Policy:
         if not guide_spec:  # smmcts:N:rm, unguided
             return search(count, selection=selection)
     cutoff, _, rest = guide_spec.partition(":")
-    if cutoff.isdigit() and rest:
+    if typed_count(cutoff) is not None and rest:
         raise ValueError(f"in {spec!r}, smmcts takes no cut-off: its network is a prior only "
                          f"(smmcts:{count}:SPEC)")
     try:

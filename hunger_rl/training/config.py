@@ -70,10 +70,9 @@ from hunger_rl.policies.hungry_search import PLAYOUT_OPPONENTS
 from hunger_rl.policies.models.hungry_endgame import DEFAULT_HIDDEN as DEFAULT_ENDGAME_HIDDEN
 from hunger_rl.policies.models.hungry_endgame import DEFAULT_MODEL as DEFAULT_ENDGAME_MODEL
 from hunger_rl.policies.models.hungry_endgame import ENDGAME_MODELS
-from hunger_rl.training.games import games_with, training_game
+from hunger_rl.training.games import SELF_PLAY, games_with, training_game
 from hunger_rl.training.ray_cluster import RAY_CONNECT_TIMEOUT_S
 
-SELF_PLAY = "self"
 VEC_ENV_KINDS = ("dummy", "subprocess")
 LEARNING_RATE_SCHEDULES = ("constant", "linear")
 BACKENDS = ("sb3", "rllib", "expert_iteration", "exploiter_league")

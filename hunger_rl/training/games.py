@@ -14,6 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+# The opponent "self" (``opponents.weights``): frozen snapshots of the learner.
+SELF_PLAY = "self"
+
 
 @dataclass(frozen=True)
 class TrainingGame:

@@ -37,7 +37,7 @@ from hunger_rl.envs import GAMES
 from hunger_rl.policies.hunger_show_batched import LEARNER, POLICY_KINDS
 from hunger_rl.policies.learned import LearnedPolicy, PolicyMetadata
 from hunger_rl.policies.registry import make_policy
-from hunger_rl.training.config import SELF_PLAY
+from hunger_rl.training.games import SELF_PLAY
 
 # Each member's record forgets with a memory of about this many results, so that ``p`` follows
 # a learner that improves.
