@@ -76,8 +76,11 @@ def _train(args: argparse.Namespace) -> int:
             raise ValueError("--beside works with the sb3 backend only")
         from hunger_rl.training.exploiter_league import train_exploiter_league
 
-        train_exploiter_league(config, resolve_config(config.exploiter_league.exploiter_recipe),
-                               resume=args.resume, progress=not args.no_progress)
+        settings = config.exploiter_league
+        start = settings.start_recipe
+        train_exploiter_league(config, resolve_config(settings.exploiter_recipe),
+                               resume=args.resume, progress=not args.no_progress,
+                               start_recipe=None if start is None else resolve_config(start))
         return 0
     from hunger_rl.training.outputs import final_evaluation, format_beside
 

@@ -357,6 +357,11 @@ class ExploiterLeagueConfig:
     exploiter against the main agent, adds it to the main agent's opponents and trains the main
     agent on against them, so that what a best response finds is trained away."""
 
+    start_recipe: str | None = setting(
+        None, "null: the first main agent is network.start's; or a config (a shipped config's "
+        "name or a file: the sb3 backend, this game and player count, the same network) that is "
+        "trained first, into OUT/start, its policy the first main agent, so that a run from "
+        "nothing reproduces a league started from a shipped agent")
     generations: int = setting(8, "generations: an exploiter of the main agent, then the main "
                                "agent's training against the population", low=1, high=1000)
     main_steps: int = setting(100_000, "the main agent's PPO steps per generation (the sb3 "
@@ -948,6 +953,9 @@ def _check_exploiter_league(config: TrainConfig) -> None:
     if not config.env.batched:
         raise ValueError("backend exploiter_league seats its exploiters in the batched "
                          "engine's league: set env.batched: true")
+    if settings.start_recipe is not None and config.network.start is not None:
+        raise ValueError("exploiter_league.start_recipe trains the first main agent, "
+                         "network.start names one: set one of them to null")
     pfsp = config.opponents.pfsp_exponent > 0
     if (settings.meta_solver == "pfsp") != pfsp:
         raise ValueError(f"exploiter_league.meta_solver {settings.meta_solver} needs "
