@@ -65,7 +65,7 @@ def test_learner_episodes_follow_the_reference_show():
 
 
 def test_refuses_what_the_batch_cannot_play():
-    with pytest.raises(ValueError, match="not \\['search:4'\\]"):
+    with pytest.raises(ValueError, match="a trained network, not 'search:4': unknown policy spec"):
         BatchedShowVecEnv(2, opponent_weights={"search:4": 1.0})
     with pytest.raises(ValueError, match="no snapshot yet"):
         BatchedShowVecEnv(2, opponent_weights={"self": 1.0}).reset()

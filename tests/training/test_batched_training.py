@@ -188,8 +188,8 @@ def test_config_rules_for_batched():
         config_from_dict({**TINY_BATCHED, "opponents": {"weights": {"search:8": 1}}})
     assert config_from_dict({**TINY_BATCHED, "opponents": {"weights": {"expert": 1}}})
     show = {"game": "hunger_show", "num_players": 4, "env": {"batched": True}}
-    with pytest.raises(ValueError, match=r"plays only \['random', 'greedy', 'crowd', "
-                                         r"'expert', 'self'\] opponents, not \['smmcts:4'\]"):
+    with pytest.raises(ValueError, match=r"plays \['random', 'greedy', 'crowd', 'expert', "
+                                         r"'self'\] or a trained network, not 'smmcts:4'"):
         config_from_dict({**show, "opponents": {"weights": {"self": 1, "smmcts:4": 1}}})
     assert config_from_dict({**show, "opponents": {"weights": {"self": 1}}})
     assert config_from_dict({**show, "opponents": {"weights": {"expert": 1, "crowd": 1}}})

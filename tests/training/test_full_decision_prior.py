@@ -23,6 +23,8 @@ from hunger_rl.training.train import make_model, make_vec_env, start_from, train
 
 FULL = {"decision_mode": "agents"}
 START = "pretrained:hunger_show_4p"
+# The start as the full-decision network plays it: its argmax (the shipped agent samples).
+START_ARGMAX = f"argmax:{START}"
 PRIOR_RUN = {
     "game": "hunger_show", "num_players": 4, "seed": 3, "total_steps": 128,
     "game_options": FULL, "checkpoint_every_steps": 128, "torch_threads": 1,
@@ -51,7 +53,7 @@ def started_policy_file(tmp_path, overrides=None):
 def test_the_started_policy_takes_the_default_agents_picks_and_the_rule_choices(tmp_path):
     path, _ = started_policy_file(tmp_path)
     learner = load_policy(path, "hunger_show", 4)
-    default_agent = make_policy(START, "hunger_show", 4)
+    default_agent = make_policy(START_ARGMAX, "hunger_show", 4)
     base_size = default_agent._encode.action_features.start  # the default-mode observation
     env = hunger_show_v0.env(num_players=4, decision_mode="agents")
     opponents = [make_policy(spec, "hunger_show", 4) for spec in ("expert", "crowd", "greedy")]
@@ -89,7 +91,7 @@ def test_at_the_start_full_decision_games_are_the_default_agents_games(tmp_path)
                ("crowd", "greedy", str(path), "expert"), ("expert", "crowd", "greedy", str(path))]
     full = play_games("hunger_show", 4, lineups * 2, seed=11, env_kwargs=FULL, progress=False)
     default = play_games("hunger_show", 4,
-                         [tuple(START if s == str(path) else s for s in lineup)
+                         [tuple(START_ARGMAX if s == str(path) else s for s in lineup)
                           for lineup in lineups * 2], seed=11, progress=False)
     assert [(g.win_shares, g.scores) for g in full] == [(g.win_shares, g.scores)
                                                         for g in default]
@@ -103,7 +105,7 @@ def test_the_compare_script_counts_no_departure_at_the_start_and_every_one_after
     compare = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(compare)
     path, network = started_policy_file(tmp_path)
-    counts = compare.departures(str(path), START, games=2, seed=5)
+    counts = compare.departures(str(path), START_ARGMAX, games=2, seed=5)
     assert counts["pick"]["steps"] > 0 and counts["supper"]["steps"] > 0
     assert all(row["departures"] == 0 for row in counts.values())
     # A prior below zero on the rule's choice: every later choice with another legal one departs.
@@ -111,7 +113,7 @@ def test_the_compare_script_counts_no_departure_at_the_start_and_every_one_after
         later = NUM_FULL_ACTIONS - NUM_PICKS
         network.action_net.weight[NUM_PICKS:, -later:] = -6.0 * torch.eye(later)
     save_policy(path, network, read_metadata(path))
-    counts = compare.departures(str(path), START, games=2, seed=5)
+    counts = compare.departures(str(path), START_ARGMAX, games=2, seed=5)
     assert counts["pick"]["departures"] == 0
     assert sum(row["departures"] for kind, row in counts.items() if kind != "pick") > 0
 
@@ -193,7 +195,7 @@ def test_a_default_mode_start_must_match_the_whole_network():
                                          r"trained with game_options \{\}"):
         config_from_dict({**PRIOR_RUN, "game_options": {"characters": True},
                           "network": {"action_scorer": True, "start": START}})
-    with pytest.raises(ValueError, match=r"network\.start applies to the sb3 backend only"):
+    with pytest.raises(ValueError, match=r"network\.start applies to the sb3 and exploiter_league backends only"):
         config_from_dict({**PRIOR_RUN, "game_options": {}, "backend": "rllib",
                           "network": {"start": START}})
 
