@@ -195,7 +195,8 @@ def test_a_default_mode_start_must_match_the_whole_network():
                                          r"trained with game_options \{\}"):
         config_from_dict({**PRIOR_RUN, "game_options": {"characters": True},
                           "network": {"action_scorer": True, "start": START}})
-    with pytest.raises(ValueError, match=r"network\.start applies to the sb3 and exploiter_league backends only"):
+    with pytest.raises(ValueError, match=r"network\.start applies to the sb3 and "
+                                         r"exploiter_league backends only"):
         config_from_dict({**PRIOR_RUN, "game_options": {}, "backend": "rllib",
                           "network": {"start": START}})
 
