@@ -33,7 +33,7 @@ from sb3_contrib import MaskablePPO
 import hunger_rl  # noqa: F401 (registers the Gymnasium ids)
 from hunger_rl.arena.evaluation import evaluate, wilson_interval
 from hunger_rl.configs import config_path
-from hunger_rl.policies.pretrained import PREFIX, pretrained_names
+from hunger_rl.policies.pretrained import PREFIX, catalogue, pretrained_names
 from hunger_rl.training.exploit import exploit, exploit_config, recipe_name
 
 GAME = "hunger_show"
@@ -132,8 +132,7 @@ def main() -> None:
         agents = [(args.spec, args.players)]
     else:
         names = args.only or pretrained_names(GAME)
-        agents = [(PREFIX + name, int(name.removeprefix(f"{GAME}_").removesuffix("p")))
-                  for name in names]
+        agents = [(PREFIX + name, catalogue()[name]["num_players"]) for name in names]
     entries = []
     with tempfile.TemporaryDirectory() as folder:
         for spec, num_players in agents:

@@ -152,16 +152,9 @@ class SMMCTSShowPolicy(Policy):
             if self.guide is not None:
                 scores += bias / (visits + 1)
             picks = (scores + tie_breaks).argmax(axis=1)
-            day = [None] * n
-            for seat, pick in zip(living.tolist(), picks.tolist(), strict=True):
-                day[seat] = divmod(pick, NUM_ACTIONS)
-            show.play_day(day)
-            play_out(show, rollout_rng)
-            shares = np.zeros(n)
-            shares[show.winners] = 1.0 / len(show.winners)
             rows = np.arange(living.size)
             visits[rows, picks] += 1
-            wins[rows, picks] += shares[living]
+            wins[rows, picks] += simulated_shares(show, living, picks, rollout_rng)
         with np.errstate(invalid="ignore"):
             means = np.nan_to_num(wins[0] / visits[0])
         self.last_visits = visits[0]
@@ -171,7 +164,6 @@ class SMMCTSShowPolicy(Policy):
                          choices: int, rng: np.random.Generator) -> int:
         """The search by regret matching (see the module docstring); a pick drawn from the
         searcher's average strategy."""
-        n = config.num_players
         regrets = np.zeros((living.size, choices))
         strategy_sums = np.zeros((living.size, choices))
         exploring = np.full((living.size, choices), 1.0 / choices)
@@ -184,14 +176,8 @@ class SMMCTSShowPolicy(Policy):
             strategy_sums += strategies
             chances = (1 - RM_EXPLORATION) * strategies + RM_EXPLORATION * exploring
             picks = draw_rows(chances, rng)
-            day = [None] * n
-            for seat, pick in zip(living.tolist(), picks.tolist(), strict=True):
-                day[seat] = divmod(pick, NUM_ACTIONS)
-            show.play_day(day)
-            play_out(show, rollout_rng)
-            shares = np.zeros(n)
-            shares[show.winners] = 1.0 / len(show.winners)
-            add_sampled_regrets(regrets, picks, chances, shares[living])
+            add_sampled_regrets(regrets, picks, chances,
+                                simulated_shares(show, living, picks, rollout_rng))
         average = strategy_sums[0] / strategy_sums[0].sum()
         self.last_visits = average
         return int(draw_rows(average[None], rng)[0])
@@ -246,6 +232,21 @@ def draw_rows(chances: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One index per row drawn with that row's probabilities."""
     draws = rng.random((len(chances), 1))
     return np.minimum((chances.cumsum(axis=1) <= draws).sum(axis=1), chances.shape[1] - 1)
+
+
+def simulated_shares(show: ShowGame, living: np.ndarray, picks: np.ndarray,
+                     rollout_rng: random.Random) -> np.ndarray:
+    """Play the day of ``picks`` (the pick of each of the ``living`` seats) with the default
+    decisions, then the show to its end with the rollout player; each living seat's share of
+    the win (1/k for a k-way draw)."""
+    day: list[tuple[int, int] | None] = [None] * show.config.num_players
+    for seat, pick in zip(living.tolist(), picks.tolist(), strict=True):
+        day[seat] = divmod(pick, NUM_ACTIONS)
+    show.play_day(day)
+    play_out(show, rollout_rng)
+    shares = np.zeros(show.config.num_players)
+    shares[show.winners] = 1.0 / len(show.winners)
+    return shares[living]
 
 
 def play_out(show: ShowGame, rng: random.Random) -> None:
