@@ -147,7 +147,9 @@ class League:
         """Write into ``actions[b, p]`` the action of every seat of a trained network (named or
         snapshot) that has one to make: one forward pass per network over all the seats it
         plays."""
-        seated = np.isin(members, list(self.policies)) & masks.any(axis=2)
+        # The compiled players leave exactly these seats and the learner's alone.
+        seated = ((self.compiled_kinds(members) == LEARNER) & (members != NO_MEMBER)
+                  & masks.any(axis=2))
         shows, seats = np.nonzero(seated)
         if not shows.size:
             return
