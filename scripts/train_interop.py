@@ -60,8 +60,8 @@ class PlayScorer(torch.nn.Module):
     vector. All inputs are fixed sums over the observation vector, so any library can feed it.
 
     A plain MLP on the raw 157 numbers must first discover these sums: the project's own
-    MaskablePPO run needed 500k steps for 0.745 against random (docs/experiments.md), far beyond
-    a short run; sharing the weights across plays makes every decision train all 50 scores.
+    MaskablePPO run needed 500k steps for 0.745 against random (docs/experiments/hungry_2p.md), far
+    beyond a short run; sharing the weights across plays makes every decision train all 50 scores.
     """
 
     HIDDEN = 64

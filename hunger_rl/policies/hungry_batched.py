@@ -417,7 +417,7 @@ def _play_values(g, b, num_players, scratch, values, details, exact):
     """The forecast's values (``exact`` false) or the expert's (true), as documented there."""
     # The player count as a constant of each branch: numba compiles the valuation once per
     # literal count, its loops over seats unrolled (playouts about 1.8 times as fast at 4
-    # players, the same values; docs/experiments.md, "Cheaper playouts").
+    # players, the same values; docs/experiments/search_4p.md, "Cheaper playouts").
     if num_players == 2:
         _seat_count_values(g, b, 2, scratch, values, details, exact)
     elif num_players == 3:

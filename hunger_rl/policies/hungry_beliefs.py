@@ -11,8 +11,8 @@ for a batch of deals), and :func:`posterior_deals` samples deals from the unifor
 by it, by Metropolis chains that swap cards between the hidden groups (each opponent's hand and
 the removed cards). Weighting uniform deals instead (importance sampling) measured no better
 than uniform deals: with 26 cards hidden at 4 players, few uniform deals explain the plays, and
-the weight falls on one or two of them (docs/experiments.md, "What better beliefs would buy the
-4-player search").
+the weight falls on one or two of them
+(docs/experiments/search_4p.md, "What better beliefs would buy the 4-player search").
 
 The order of the plays is not in the observation (it counts the cards each seat placed), but the
 searcher sees the table at each of its moves, and between two of its moves every other seat

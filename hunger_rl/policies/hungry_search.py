@@ -14,7 +14,7 @@ in simulated plays instead: a playout makes every play left in the game (the can
 rest), so a move with L plays left makes B // L playouts. A game's first play, whose playouts
 run longest, gets B // TOTAL_PLAYS, as ``search:N`` with N = B // TOTAL_PLAYS does, and every
 later move more for about the same time: many more in the endgame, where search's edge over the
-expert lies (docs/experiments.md, "Why the endgame").
+expert lies (docs/experiments/endgame_head.md, "Why the endgame").
 
 Hungry hides most of the cards, so the search stays flat: a deep tree over sampled deals would
 fuse strategies across deals that the player cannot tell apart. Instead:
@@ -53,10 +53,11 @@ the likelihood of the opponents' plays since then, under a softmax of the expert
 which make ``BELIEF_STEPS`` card swaps each move, going on from the last move's deals, and from
 which every round of the search draws its deals).
 Against experts, the hidden cards and the expert's playouts together are worth far more than
-either alone (docs/experiments.md, "What better beliefs would buy the 4-player search"). The
-policy records those plays from its successive views, so it must see each of its moves of a
-game (``reset`` between games; a view that does not follow from the last starts the record
-again). While the deck lasts, and without ``beliefs``, the search is the same, draw for draw.
+either alone (docs/experiments/search_4p.md, "What better beliefs would buy the 4-player
+search"). The policy records those plays from its successive views, so it must see each of
+its moves of a game (``reset`` between games; a view that does not follow from the last starts
+the record again). While the deck lasts, and without ``beliefs``, the search is the same, draw
+for draw.
 
 The playouts run on the batched engine's rules (:mod:`hunger_rl.engines.hungry.batched`): every
 (deal, candidate) pair is one row in that engine's layout, loaded here from the view, and played
@@ -181,15 +182,15 @@ class SearchHungryPolicy(Policy):
     # Belief deals: Metropolis chains a move (the deals each round draws from), card swaps per
     # chain and move (the chains go on from one move's deals to the next's), and the softmax
     # temperature (in points of the expert's values) of the opponents' modelled choices
-    # (docs/experiments.md, "What better beliefs would buy the 4-player search", "Belief
+    # (docs/experiments/search_4p.md, "What better beliefs would buy the 4-player search", "Belief
     # chains that go on from move to move").
     BELIEF_CHAINS = 32
     BELIEF_STEPS = 10
     BELIEF_TEMPERATURE = 0.1
     # The least mean log-likelihood per recorded play of the posterior deals at which the expert
     # stays the opponents' model: against experts about nine moves in ten are above it, against
-    # search:200 about one in four (docs/experiments.md, "Metropolis deals with the expert's
-    # playouts").
+    # search:200 about one in four (docs/experiments/search_4p.md,
+    # "Metropolis deals with the expert's playouts").
     BELIEF_TRUST = -1.8
 
     def __init__(self, simulations: int | None = None, guide: SearchGuide | None = None,

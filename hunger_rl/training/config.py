@@ -185,8 +185,8 @@ class PPOConfig:
         "leave-one-out baseline, in place of the critic's), so that the deal's luck cancels; "
         "needs one opponent, gamma and gae_lambda 1, env.n_envs a multiple of K and n_steps "
         "a multiple of a game's learner steps (48 / num_players); the critic still learns "
-        "(docs/experiments.md: the deal explains about an eighth of the outcome's variance); "
-        "0: none", low=0, high=4096)
+        "(docs/experiments/ppo_fixed_opponent.md: the deal explains about an eighth of the "
+        "outcome's variance); 0: none", low=0, high=4096)
 
 
 @dataclass(frozen=True)
@@ -209,8 +209,8 @@ class NetworkConfig:
         DEFAULT_ENDGAME_MODEL, "with endgame_head: plays scores each play from its two resorts' "
         "inputs and the mean over the legal plays; cards passes messages over the grid of the "
         "25 card types, each joining its home and its hotel, so a play's score sees every card "
-        "competing for its resorts (docs/experiments.md: it fits the play values where plays "
-        "stops); stored in the policy file", choices=tuple(ENDGAME_MODELS))
+        "competing for its resorts (docs/experiments/endgame_head.md: it fits the play values "
+        "where plays stops); stored in the policy file", choices=tuple(ENDGAME_MODELS))
     privileged_critic: bool = setting(
         False, "sb3 backend, plain MLP: the value network also reads the game's state() (every "
         "hand or holding, the hidden cards or tokens), the policy network only the observation, "
@@ -220,7 +220,8 @@ class NetworkConfig:
         "forecast's value relative to the best legal play, encoded in tens of points; HUNGER: "
         "the crowd value) is multiplied by this before the first layer, a constant kept in "
         "the policy file; an action scorer reads the values with its own weight "
-        "(docs/experiments.md: 10 makes the Hungry MLP learn about twice as fast)",
+        "(docs/experiments/ppo_fixed_opponent.md: 10 makes the Hungry MLP learn about twice as "
+        "fast)",
         low=0.001, high=1000)
     start: str | None = setting(
         None, "sb3 backend: null, an untrained network; or a policy spec (a policy file, "
@@ -716,7 +717,7 @@ def config_reference() -> str:
              "`hunger-rl exploit`, has the same settings; `hungry_2p_mlp_vs_expert` trains a "
              "plain MLP from scratch against the same `expert` with a large step, bounded "
              "(`ppo.target_kl: 0.03`, `ppo.learning_rate_schedule: linear`); what they reach: "
-             "docs/experiments.md, \"PPO against a fixed opponent\".", ""]
+             "docs/experiments/ppo_fixed_opponent.md.", ""]
     lines += _reference_table(TrainConfig, "")
     return "\n".join(lines) + "\n"
 

@@ -260,8 +260,8 @@ def argmax_win_share(model, opponent, games, seed):
 
 def test_ppo_learns_to_beat_random_on_a_tiny_budget():
     """A plain MLP from scratch against random, 16k steps (4 rollouts) with the step size the
-    diagnosis found (docs/experiments.md, "PPO against a fixed opponent": learning rate 1e-3,
-    ten passes of minibatches of 256): the argmax policy's win share over the same 1,000 deals
+    diagnosis found (docs/experiments/ppo_fixed_opponent.md: learning rate 1e-3, ten passes of
+    minibatches of 256): the argmax policy's win share over the same 1,000 deals
     rises from 0.447 to 0.585 (measured); the trained interval lies above the untrained one."""
     config = config_from_dict({
         "game": "hungry", "num_players": 2, "env": {"n_envs": 64, "batched": True},

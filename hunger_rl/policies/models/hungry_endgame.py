@@ -21,8 +21,8 @@ inputs; then each round of messages adds to every card's vector what its row, it
 the whole grid hold (their means), so that a card's scores can depend on every other card that
 competes for its resorts, and on theirs in turn: which cards go where, which the per-play
 inputs leave to the one mean. One round per width of ``endgame_hidden``, all widths equal; two
-scores per card type, its home play and its hotel play (docs/experiments.md: it fits the
-play values where the per-play head stops).
+scores per card type, its home play and its hotel play
+(docs/experiments/endgame_head.md: it fits the play values where the per-play head stops).
 
 Both recompute all their inputs here, in torch, from the encoded observation
 (``encoders.HungryEncoder``), so the head adds nothing to the encoding and a policy file needs

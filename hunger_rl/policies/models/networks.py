@@ -99,8 +99,8 @@ class ActionValueGain(BaseFeaturesExtractor):
     The encoders give those values in tens of points (Hungry) so that an action scorer's
     ``PRIOR_WEIGHT`` turns them into logits; a plain MLP has to grow that weight itself, and in
     Hungry the best two plays' values differ by 0.017 in the median position, so the weights
-    that tell them apart are slow to learn from PPO's noisy steps (docs/experiments.md, "PPO
-    against a fixed opponent"). The gain is a constant, not a parameter: the policy file keeps
+    that tell them apart are slow to learn from PPO's noisy steps (docs/experiments/
+    ppo_fixed_opponent.md). The gain is a constant, not a parameter: the policy file keeps
     it in its metadata."""
 
     def __init__(self, observation_space: spaces.Box, values: tuple[int, int, int],
