@@ -9,7 +9,7 @@ OPENSPIEL_STAMP := $(VENV)/.installed-openspiel
 
 AGILERL_VENV := .venv-agilerl
 
-.PHONY: run test test-slow test-rllib test-agilerl test-browser screenshots lint bench clean
+.PHONY: run test test-slow test-rllib test-agilerl test-browser screenshots docs lint bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,13 +42,19 @@ $(BROWSER_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[train,dev,browser]'
 	touch $(BROWSER_STAMP)
 
+# The documentation site's generator: MkDocs, Material and mkdocstrings (mkdocs.yml).
+DOCS_STAMP := $(VENV)/.installed-docs
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[train,dev,docs]'
+	touch $(DOCS_STAMP)
+
 # A short training (the quick_hungry_2p config), then its evaluation table against random,
 # greedy and expert (200 games each) beside the shipped agent's network (without its search) in
 # the same games. The full default configs stay for `hunger-rl train hungry_2p`.
 run: $(STAMP)
 	$(BIN)/hunger-rl train quick_hungry_2p --beside pretrained:hungry_2p:network --out runs/make_run
 
-test: $(INTEROP_STAMP) $(BROWSER_STAMP) $(OPENSPIEL_STAMP)
+test: $(INTEROP_STAMP) $(BROWSER_STAMP) $(OPENSPIEL_STAMP) $(DOCS_STAMP)
 	$(BIN)/python -m pytest -q -n auto -m "not slow"
 
 test-slow: $(INTEROP_STAMP)
@@ -77,6 +83,11 @@ test-browser: $(BROWSER_STAMP)
 screenshots: $(BROWSER_STAMP)
 	$(BIN)/python scripts/screenshots.py
 
+# The site from docs/ into site/ (strict: a broken link or reference fails), and its front page's
+# screenshot is `make screenshots`; `$(BIN)/mkdocs serve` shows it while editing.
+docs: $(DOCS_STAMP)
+	$(BIN)/mkdocs build --strict --site-dir site
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
@@ -85,4 +96,4 @@ bench: $(STAMP)
 	$(BIN)/python scripts/bench_envs.py
 
 clean:
-	rm -rf $(VENV) $(AGILERL_VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) $(AGILERL_VENV) build site *.egg-info .pytest_cache
