@@ -80,7 +80,7 @@ test-agilerl: $(AGILERL_VENV)/.installed
 test-browser: $(BROWSER_STAMP)
 	$(BIN)/python -m pytest -q -n 0 -m browser
 
-screenshots: $(BROWSER_STAMP)
+screenshots: $(BROWSER_STAMP) $(DOCS_STAMP)
 	$(BIN)/python scripts/screenshots.py
 
 # The site from docs/ into site/ (strict: a broken link or reference fails), and its front page's

@@ -1,12 +1,17 @@
-"""Screenshots of the viewer and the play page for the README (docs/*.png).
+"""Screenshots of the viewer, the play page and the documentation site's front page (docs/*.png).
 
-Needs the ``browser`` extra and Debian's ``chromium`` (``make test-browser`` installs both):
-    python scripts/screenshots.py
+Needs the ``browser`` extra and Debian's ``chromium`` (``make test-browser`` installs both), and
+for the site the ``docs`` extra (``make docs``):
+    python scripts/screenshots.py               # all of them
+    python scripts/screenshots.py site   # some of viewer_hungry, viewer_hunger_show, play, site
 """
 
 from __future__ import annotations
 
+import argparse
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -19,7 +24,8 @@ from hunger_rl.ui.server import PlayApp
 from hunger_rl.ui.session import PlaySession
 from hunger_rl.ui.viewer import viewer_html
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -57,15 +63,43 @@ def play_shot(browser, out: str) -> None:
         server.shutdown()
 
 
-def main() -> None:
+def site_shot(browser, out: str) -> None:
+    """The documentation site's front page, built in strict mode into a scratch folder (the
+    site's pages need no network: no web fonts, no CDN)."""
+    with tempfile.TemporaryDirectory() as folder:
+        subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+                        "--site-dir", folder], cwd=ROOT, check=True)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto((Path(folder) / "index.html").as_uri())
+        page.wait_for_selector("h1#hunger-rl")
+        page.screenshot(path=DOCS / out)
+        page.close()
+
+
+SHOTS = {
+    "viewer_hungry": lambda browser: viewer_shot(
+        browser, "hungry", 3, ["pretrained:hungry_3p", "expert"], 30, "viewer_hungry.png"),
+    "viewer_hunger_show": lambda browser: viewer_shot(
+        browser, "hunger_show", 4, ["pretrained:hunger_show_4p", "expert"], 5,
+        "viewer_hunger_show.png", characters=True),
+    "play": lambda browser: play_shot(browser, "play_hungry.png"),
+    "site": lambda browser: site_shot(browser, "site_front_page.png"),
+}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("shots", nargs="*", metavar="SHOT",
+                        help=f"the screenshots to take (default: all): {', '.join(SHOTS)}")
+    shots = parser.parse_args(argv).shots or list(SHOTS)
+    unknown = sorted(set(shots) - set(SHOTS))
+    if unknown:
+        parser.error(f"unknown screenshots {unknown}; valid: {', '.join(SHOTS)}")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=FLAGS)
-        viewer_shot(browser, "hungry", 3, ["pretrained:hungry_3p", "expert"], 30,
-                    "viewer_hungry.png")
-        viewer_shot(browser, "hunger_show", 4, ["pretrained:hunger_show_4p", "expert"], 5,
-                    "viewer_hunger_show.png", characters=True)
-        play_shot(browser, "play_hungry.png")
+        for name in shots:
+            SHOTS[name](browser)
         browser.close()
     print(f"wrote screenshots to {DOCS}")
 
