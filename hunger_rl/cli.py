@@ -1,7 +1,8 @@
 """hunger-rl: multi-agent RL environments for the tabletop games Hungry and HUNGER: The Show.
 
 Play a random game (demo), pit policies against each other (evaluate, tournament), list the
-shipped training configs (configs) and train a policy from one (train).
+shipped training configs (configs), train a policy from one (train), train an exploiter of a
+policy (exploit) and benchmark a policy by the suite's versioned protocol (benchmark).
 """
 
 from __future__ import annotations
@@ -11,7 +12,14 @@ import signal
 import sys
 from pathlib import Path
 
-from hunger_rl.arena.commands import MAX_COMMAND_SEED, MAX_PLAYERS, bounded_int, output_folder
+from hunger_rl.arena.commands import (
+    MAX_COMMAND_SEED,
+    MAX_GAMES,
+    MAX_PLAYERS,
+    MAX_WORKERS,
+    bounded_int,
+    output_folder,
+)
 from hunger_rl.arena.commands import add_commands as add_evaluation_commands
 from hunger_rl.configs import config_names, config_summary, resolve_config
 from hunger_rl.envs import GAMES, game_spec, player_counts_text
@@ -98,15 +106,42 @@ def _train(args: argparse.Namespace) -> int:
 
 def _exploit(args: argparse.Namespace) -> int:
     # Imported here: torch and stable-baselines3 take seconds to load.
+    from hunger_rl.training.benchmark import path_safe
     from hunger_rl.training.exploit import exploit, exploit_config, format_report, recipe_name
 
-    name = "".join(c if c.isalnum() or c in "-_" else "_" for c in args.spec)
-    out = args.out or f"runs/exploit_{args.game}_{args.players}p_{name}"
+    out = args.out or f"runs/exploit_{args.game}_{args.players}p_{path_safe(args.spec)}"
     recipe = resolve_config(args.config or recipe_name(args.game))
     config = exploit_config(args.spec, args.game, args.players, args.steps, out, recipe,
                             seed=args.seed, games=args.games)
     output_folder("--out" if args.out else "out", config.out)
     print(format_report(exploit(config, resume=args.resume, progress=not args.no_progress)))
+    return 0
+
+
+def _benchmark(args: argparse.Namespace) -> int:
+    # Imported here: the exploiter's torch loads only when it trains.
+    from hunger_rl.training.benchmark import (
+        CARD_FILE,
+        RESULT_FILE,
+        default_out,
+        exploiter_text,
+        run_benchmark,
+    )
+
+    out = args.out or default_out(args.spec, args.game, args.players)
+    output_folder("--out" if args.out else "out", out)
+    result = run_benchmark(args.spec, args.game, args.players, out, exploit=not args.no_exploit,
+                           games=args.games, exploit_steps=args.exploit_steps,
+                           exploit_recipe=args.exploit_config, workers=args.workers,
+                           progress=not args.no_progress)
+    print(f"{args.spec} ({args.game}, {args.players} players), protocol {result['protocol']}"
+          f"{'' if result['protocol_entry'] else ' with overrides (not a protocol entry)'}: "
+          f"score {result['score']:.3f}; exploiter's win share "
+          f"{exploiter_text(result['exploiter'])}")
+    for row in result["tables"]:
+        print(f"  {row['table']:<24} {row['win_share']:.3f} [{row['ci_low']:.3f}, "
+              f"{row['ci_high']:.3f}] over {row['games']} games")
+    print(f"wrote {Path(out) / RESULT_FILE} and {Path(out) / CARD_FILE}")
     return 0
 
 
@@ -171,6 +206,34 @@ def build_parser() -> argparse.ArgumentParser:
                               "checkpoint (one is written at every point of the curve)")
     exploit.add_argument("--no-progress", action="store_true", help="no progress bars")
     exploit.set_defaults(handler=_exploit)
+
+    benchmark = commands.add_parser(
+        "benchmark", help="the versioned benchmark protocol: fixed tables, seeds and budget; a "
+        "result file and a card with a headline score",
+        description="Plays SPEC against the protocol's tables (scripted baselines, the search, "
+        "the shipped agent, a mixed table; seat-rotated, fixed seeds), then trains the "
+        "protocol's exploiter against it, and writes OUT/benchmark.json, a card OUT/benchmark.md "
+        "and its plot (docs/benchmark.md). A stopped run resumes when run again.")
+    benchmark.add_argument("spec", metavar="SPEC", help="the policy to benchmark (any policy "
+                           "spec: a scripted name, a search, pretrained:NAME, a policy file)")
+    benchmark.add_argument("--game", choices=sorted(GAMES), required=True)
+    benchmark.add_argument("--players", type=bounded_int(1, MAX_PLAYERS), required=True,
+                           help="number of players (hungry: 2, 3, 4; hunger_show: 2, 4, 6)")
+    benchmark.add_argument("--no-exploit", action="store_true",
+                           help="leave out the exploiter (a quick card, without torch)")
+    benchmark.add_argument("--out", help="output folder (default runs/benchmark_GAME_Np_SPEC)")
+    benchmark.add_argument("--workers", type=bounded_int(1, MAX_WORKERS), default=1,
+                           help="worker processes for the tables (the result does not depend on "
+                                "them)")
+    benchmark.add_argument("--games", type=bounded_int(1, MAX_GAMES),
+                           help="override every table's games (and the exploiter's): the result "
+                                "is then not a protocol entry")
+    benchmark.add_argument("--exploit-steps", type=bounded_int(1),
+                           help="override the exploiter's budget (not a protocol entry)")
+    benchmark.add_argument("--exploit-config", help="another exploiter recipe, as exploit's "
+                           "--config (not a protocol entry)")
+    benchmark.add_argument("--no-progress", action="store_true", help="no progress bars")
+    benchmark.set_defaults(handler=_benchmark)
     return parser
 
 

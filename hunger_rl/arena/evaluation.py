@@ -91,6 +91,19 @@ class EvaluationResult:
                 return row
         raise KeyError(f"no row for policy {spec!r}; rows: {[r.policy for r in self.rows]}")
 
+    def entry_share(self, position: int) -> tuple[float, float, float, int]:
+        """Win share, 95% interval and games of the lineup's entry at ``position`` alone, by
+        the seat it held in each game (seat ``(position + i) % N`` in game ``i``): unlike
+        ``row``, it stays apart from other seats that hold the same spec."""
+        if not self.records:
+            raise ValueError("no games to measure")
+        if not 0 <= position < self.num_players:
+            raise ValueError(f"position {position} is not a seat of {self.num_players}")
+        shares = [record.win_shares[(position + record.index) % self.num_players]
+                  for record in self.records]
+        low, high = wilson_interval(sum(shares), len(shares))
+        return sum(shares) / len(shares), low, high, len(shares)
+
     def game_records(self) -> list:
         """The full record of every game (``hunger_rl.envs.records.GameRecord``), when evaluated
         with ``record=True``."""

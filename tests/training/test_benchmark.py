@@ -1,0 +1,184 @@
+"""`hunger-rl benchmark`: the protocol pinned to its version, the same result from the same
+command, a stopped run resumed, the exploiter, and bad input."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from hunger_rl.cli import main
+from hunger_rl.training import benchmark
+from hunger_rl.training.benchmark import (
+    CARD_FILE,
+    PARTIAL_FILE,
+    PLAYER_COUNTS,
+    PLOT_FILE,
+    PROTOCOL_VERSION,
+    RESULT_FILE,
+    protocol_definition,
+    protocol_digest,
+    protocol_tables,
+    run_benchmark,
+    without_machine_fields,
+)
+
+# Each protocol version and the digest of its definition. A change to a table, a seed or a
+# budget changes the digest: give the protocol a new version and pin its digest here, never
+# repin an old version (its published results would stop meaning what they say).
+PINNED_DIGESTS = {"v1": "ff8d418f9be14ae2ee90921df09ce0f26ca7102d3e3507c63d77dfe157508db8"}
+TINY_RECIPE = Path(__file__).with_name("tiny_exploit_hungry.yaml")
+
+# A cheap card: HUNGER at 2 players, two games a table (the override marks it not-protocol).
+GAME, PLAYERS, SPEC, GAMES = "hunger_show", 2, "greedy", 2
+
+
+def test_the_protocol_definition_is_pinned_to_its_version():
+    assert protocol_digest() == PINNED_DIGESTS[PROTOCOL_VERSION]
+
+
+def test_changing_a_seed_a_table_or_the_budget_changes_the_digest():
+    definition = protocol_definition()
+    changes = []
+    for path, value in ((("tables", "hungry_2p", 0, "seed"), 4601),
+                        (("tables", "hunger_show_6p", 5, "games"), 48),
+                        (("tables", "hungry_4p", 6, "opponents"), ["expert"] * 3),
+                        (("exploiter", "steps"), 100_000)):
+        changed = copy.deepcopy(definition)
+        *parents, last = path
+        target = changed
+        for key in parents:
+            target = target[key]
+        assert target[last] != value
+        target[last] = value
+        changes.append(protocol_digest(changed))
+    assert len(set(changes)) == len(changes) and protocol_digest() not in changes
+
+
+@pytest.mark.parametrize("game, players", [(g, n) for g, counts in PLAYER_COUNTS.items()
+                                           for n in counts])
+def test_every_card_has_the_baselines_the_search_and_the_shipped_agent(game, players):
+    tables = protocol_tables(game, players)
+    names = [table.name for table in tables]
+    search = {"hungry": "search:200", "hunger_show": "smmcts:100"}[game]
+    fourth = {"hungry": "forecast", "hunger_show": "crowd"}[game]
+    assert names[:6] == ["random", "greedy", "expert", fourth, search,
+                         f"pretrained:{game}_{players}p"]
+    assert (names[6:] == ["mixed"]) == (players >= 3)
+    for table in tables:
+        assert len(table.opponents) == players - 1
+        assert table.games % players == 0  # whole seat rotations
+    assert len({table.seed for table in tables}) == len(tables)
+
+
+def cheap_run(out: Path, **options) -> dict:
+    return run_benchmark(SPEC, GAME, PLAYERS, out, exploit=False, games=GAMES, progress=False,
+                         **options)
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("first")
+    return out, cheap_run(out)
+
+
+def test_two_runs_give_the_same_file_apart_from_the_run_fields(first_run, tmp_path):
+    out, first = first_run
+    second = cheap_run(tmp_path)
+    assert without_machine_fields(first) == without_machine_fields(second)
+    assert json.loads((out / RESULT_FILE).read_text()) == first
+    assert set(first) - set(without_machine_fields(first)) == {"run"}
+    assert first["run"]["seconds"] >= 0 and "cores" in first["run"]["cpu"]
+    # Every table played its games from its own seed, the candidate in one seat of two.
+    assert [row["table"] for row in first["tables"]] == [
+        t.name for t in protocol_tables(GAME, PLAYERS)]
+    assert all(row["games"] == GAMES for row in first["tables"])
+    assert first["score"] == pytest.approx(
+        sum(row["win_share"] * PLAYERS for row in first["tables"]) / len(first["tables"]))
+    assert first["shipped_agents"].keys() == {"pretrained:hunger_show_2p"}
+    assert first["versions"]["hunger-rl"] and first["exploiter"] is None
+
+
+def test_overridden_sizes_are_not_a_protocol_entry(first_run):
+    out, result = first_run
+    assert result["protocol_entry"] is False and result["overrides"] == {"games": GAMES}
+    assert result["command"] == (f"hunger-rl benchmark {SPEC} --game {GAME} --players "
+                                 f"{PLAYERS} --no-exploit --games {GAMES}")
+    card = (out / CARD_FILE).read_text()
+    assert "NOT a protocol entry" in card and f"Score {result['score']:.3f}" in card
+    assert (out / PLOT_FILE).stat().st_size > 0 and not (out / PARTIAL_FILE).exists()
+    with pytest.raises(ValueError, match="not a protocol v1 entry"):
+        benchmark.check_entry(result, f"{benchmark.entry_name(result)}.json")
+
+
+class Stopped(Exception):
+    """Stands for a Ctrl-C in the middle of a table."""
+
+
+def test_a_stopped_benchmark_resumes_without_replaying_finished_tables(first_run, tmp_path,
+                                                                       monkeypatch):
+    played = []
+    real_evaluate = benchmark.evaluate
+
+    def evaluate(game, num_players, lineup, games, **options):
+        played.append(lineup[1])
+        if stop_after is not None and len(played) > stop_after:
+            raise Stopped
+        return real_evaluate(game, num_players, lineup, games, **options)
+
+    monkeypatch.setattr(benchmark, "evaluate", evaluate)
+    stop_after = 1
+    with pytest.raises(Stopped):
+        cheap_run(tmp_path)
+    partial = json.loads((tmp_path / PARTIAL_FILE).read_text())
+    assert [row["table"] for row in partial["tables"]] == ["random"]
+    assert not (tmp_path / RESULT_FILE).exists()
+    played.clear()
+    stop_after = None
+    resumed = cheap_run(tmp_path)
+    names = [table.name for table in protocol_tables(GAME, PLAYERS)]
+    assert played == [table.opponents[0] for table in protocol_tables(GAME, PLAYERS)][1:]
+    assert [row["table"] for row in resumed["tables"]] == names
+    assert without_machine_fields(resumed) == without_machine_fields(first_run[1])
+    assert not (tmp_path / PARTIAL_FILE).exists()
+
+
+def test_a_stopped_run_of_another_command_is_not_resumed(tmp_path, monkeypatch):
+    (tmp_path / PARTIAL_FILE).write_text(json.dumps({
+        "identity": {"protocol": "v1", "spec": "expert"}, "tables": [], "seconds": {},
+        "exploiter": None}))
+    with pytest.raises(ValueError, match="another command: .*spec 'expert' \\(now 'greedy'\\)"):
+        cheap_run(tmp_path)
+
+
+def test_the_exploiter_trains_against_the_candidate_and_joins_the_card(tmp_path):
+    result = run_benchmark("random", "hungry", 2, tmp_path, games=2, exploit_steps=128,
+                           exploit_recipe=TINY_RECIPE, progress=False)
+    exploiter = result["exploiter"]
+    assert exploiter["steps"] == 128 and exploiter["games"] == 2
+    assert 0 <= exploiter["ci_low"] <= exploiter["win_share"] <= exploiter["ci_high"] <= 1
+    report = json.loads((tmp_path / "exploit" / "exploit.json").read_text())
+    assert report["spec"] == "random" and report["win_share"] == exploiter["win_share"]
+    assert "--exploit-steps 128" in result["command"] and "--no-exploit" not in result["command"]
+    assert "after 128 steps" in (tmp_path / CARD_FILE).read_text()
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["nonsense", "--game", "hungry", "--players", "2"], "unknown policy spec 'nonsense'"),
+    (["expert", "--game", "hungry", "--players", "5"],
+     "benchmarks hungry at 2, 3, 4 players, not 5"),
+    (["expert", "--game", "hunger_show", "--players", "3"],
+     "benchmarks hunger_show at 2, 4, 6 players, not 3"),
+    (["pretrained:hungry_2p", "--game", "hungry", "--players", "4"],
+     "pretrained:hungry_2p plays hungry with 2 players, not hungry with 4"),
+    (["expert", "--game", "hungry", "--players", "2", "--no-exploit", "--exploit-steps", "9"],
+     "--exploit-steps sets the exploiter, which --no-exploit leaves out"),
+])
+def test_bad_input_is_one_error_naming_it_and_nothing_is_played(arguments, message, tmp_path,
+                                                                capsys):
+    out = tmp_path / "card"
+    assert main(["benchmark", *arguments, "--out", str(out), "--no-progress"]) == 2
+    assert message in capsys.readouterr().err
+    assert not (out / RESULT_FILE).exists() and not (out / PARTIAL_FILE).exists()
