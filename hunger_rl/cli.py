@@ -119,7 +119,7 @@ def _exploit(args: argparse.Namespace) -> int:
 
 
 def _benchmark(args: argparse.Namespace) -> int:
-    # Imported here: the exploiter's torch loads only when it trains.
+    # Imported here: the exploiter's torch and stable-baselines3 load only when it trains.
     from hunger_rl.training.benchmark import (
         CARD_FILE,
         RESULT_FILE,
@@ -128,11 +128,16 @@ def _benchmark(args: argparse.Namespace) -> int:
         run_benchmark,
     )
 
+    recipe = None
+    if not args.no_exploit:
+        from hunger_rl.training.exploit import recipe_name
+
+        recipe = resolve_config(args.exploit_config or recipe_name(args.game))
     out = args.out or default_out(args.spec, args.game, args.players)
     output_folder("--out" if args.out else "out", out)
-    result = run_benchmark(args.spec, args.game, args.players, out, exploit=not args.no_exploit,
-                           games=args.games, exploit_steps=args.exploit_steps,
-                           exploit_recipe=args.exploit_config, workers=args.workers,
+    result = run_benchmark(args.spec, args.game, args.players, out, recipe,
+                           protocol_recipe=args.exploit_config is None, games=args.games,
+                           exploit_steps=args.exploit_steps, workers=args.workers,
                            progress=not args.no_progress)
     print(f"{args.spec} ({args.game}, {args.players} players), protocol {result['protocol']}"
           f"{'' if result['protocol_entry'] else ' with overrides (not a protocol entry)'}: "

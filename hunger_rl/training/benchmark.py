@@ -25,8 +25,8 @@ Output folder: ``benchmark.json`` (the result), ``benchmark.md`` (the card) and
 ``benchmark.partial.json`` holds the tables finished, which a rerun of the same command keeps
 (it resumes, and the exploiter resumes from its newest checkpoint). The result is the same for
 the same command apart from ``"run"`` (the CPU, the seconds taken, the workers): see
-``MACHINE_FIELDS``. Overrides of the protocol's sizes (``games``, ``exploit_steps``,
-``exploit_recipe``: for tests and quick looks) are recorded under ``"overrides"`` and make
+``MACHINE_FIELDS``. Overrides of the protocol (``games``, ``exploit_steps``, another exploiter
+recipe: for tests and quick looks) are recorded under ``"overrides"`` and make
 ``"protocol_entry"`` false, so such a result never passes for a protocol entry.
 """
 
@@ -177,31 +177,32 @@ def check_candidate(spec: str, game: str, num_players: int) -> tuple[Table, ...]
     return tables
 
 
-def run_benchmark(spec: str, game: str, num_players: int, out: str | Path, exploit: bool = True,
-                  games: int | None = None, exploit_steps: int | None = None,
-                  exploit_recipe: str | Path | None = None, workers: int = 1,
+def run_benchmark(spec: str, game: str, num_players: int, out: str | Path,
+                  exploiter_recipe: Path | None, protocol_recipe: bool = True,
+                  games: int | None = None, exploit_steps: int | None = None, workers: int = 1,
                   progress: bool = True) -> dict[str, Any]:
     """Benchmark ``spec`` by the protocol into ``out`` (resuming a run of the same command
     stopped there), write the result file, the card and its plot, and return the result.
 
-    ``games`` (every table's and the exploiter's final games), ``exploit_steps`` and
-    ``exploit_recipe`` override the protocol's sizes: the result records them and is then not a
-    protocol entry."""
+    ``exploiter_recipe`` is the exploiter's config file: the shipped ``exploit_GAME`` (the
+    caller resolves it: configs are the command line's), or with ``protocol_recipe`` false
+    another one; ``None`` leaves the exploiter out (``--no-exploit``). Another recipe,
+    ``games`` (every table's and the exploiter's final games) and ``exploit_steps`` override
+    the protocol: the result records them and is then not a protocol entry."""
     tables = check_candidate(spec, game, num_players)
-    overrides = {key: value for key, value in (("games", games), ("exploit_steps", exploit_steps),
-                                               ("exploit_config", exploit_recipe))
+    exploit = exploiter_recipe is not None
+    if not exploit and (exploit_steps is not None or not protocol_recipe):
+        option = "--exploit-steps" if exploit_steps is not None else "--exploit-config"
+        raise ValueError(f"{option} sets the exploiter, which --no-exploit leaves out")
+    overrides = {key: value for key, value in (("games", games), ("exploit_steps", exploit_steps))
                  if value is not None}
-    if not exploit:
-        for option in ("exploit_steps", "exploit_config"):
-            if option in overrides:
-                raise ValueError(f"--{option.replace('_', '-')} sets the exploiter, which "
-                                 "--no-exploit leaves out")
+    if exploit and not protocol_recipe:
+        overrides["exploit_config"] = str(exploiter_recipe)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     identity = {"protocol": PROTOCOL_VERSION, "protocol_digest": protocol_digest(),
                 "spec": spec, "game": game, "num_players": num_players, "exploit": exploit,
-                "overrides": {k: str(v) if isinstance(v, Path) else v
-                              for k, v in overrides.items()}}
+                "overrides": overrides}
     partial = resumed_partial(out / PARTIAL_FILE, identity)
     done = {row["table"]: row for row in partial["tables"]}
     remaining = [table for table in tables if table.name not in done]
@@ -219,7 +220,7 @@ def run_benchmark(spec: str, game: str, num_players: int, out: str | Path, explo
     if exploit and partial["exploiter"] is None:
         started = time.perf_counter()
         partial["exploiter"] = run_exploiter(spec, game, num_players, out / EXPLOIT_FOLDER,
-                                             games, exploit_steps, exploit_recipe, progress)
+                                             exploiter_recipe, games, exploit_steps, progress)
         partial["seconds"]["exploiter"] = round(time.perf_counter() - started, 1)
         write_json(out / PARTIAL_FILE, partial)
     order = [table.name for table in tables]
@@ -281,22 +282,20 @@ def play_table(spec: str, game: str, num_players: int, table: Table, games: int 
             "ratio": share * num_players}
 
 
-def run_exploiter(spec: str, game: str, num_players: int, out: Path, games: int | None,
-                  steps: int | None, recipe: str | Path | None,
-                  progress: bool) -> dict[str, Any]:
-    """Train and measure the exploiter of ``spec`` (``training.exploit``), resuming the run in
-    ``out`` if one was stopped there, and return its figures."""
+def run_exploiter(spec: str, game: str, num_players: int, out: Path, recipe: Path,
+                  games: int | None, steps: int | None, progress: bool) -> dict[str, Any]:
+    """Train and measure the exploiter of ``spec`` (``training.exploit``) with the recipe file
+    ``recipe``, resuming the run in ``out`` if one was stopped there after a checkpoint, and
+    return its figures."""
     # Imported here: torch and stable-baselines3 take seconds to load, and --no-exploit needs
     # neither.
-    from hunger_rl.configs import resolve_config
-    from hunger_rl.training.exploit import exploit, exploit_config, recipe_name
+    from hunger_rl.training.exploit import exploit, exploit_config
 
-    config = exploit_config(spec, game, num_players, steps or EXPLOITER_STEPS, out,
-                            resolve_config(str(recipe) if recipe else recipe_name(game)),
+    config = exploit_config(spec, game, num_players, steps or EXPLOITER_STEPS, out, recipe,
                             seed=EXPLOITER_SEED, games=games or EXPLOITER_GAMES)
     resume = any((out / "checkpoints").glob("step_*"))
     report = exploit(config, resume=resume, progress=progress)
-    return {"recipe": str(recipe) if recipe else recipe_name(game), "steps": report["steps"],
+    return {"recipe": recipe.stem, "steps": report["steps"],
             "seed": report["seed"], "games": report["games"], "win_share": report["win_share"],
             "ci_low": report["ci_low"], "ci_high": report["ci_high"]}
 

@@ -74,8 +74,7 @@ def test_every_card_has_the_baselines_the_search_and_the_shipped_agent(game, pla
 
 
 def cheap_run(out: Path, **options) -> dict:
-    return run_benchmark(SPEC, GAME, PLAYERS, out, exploit=False, games=GAMES, progress=False,
-                         **options)
+    return run_benchmark(SPEC, GAME, PLAYERS, out, None, games=GAMES, progress=False, **options)
 
 
 @pytest.fixture(scope="module")
@@ -154,14 +153,17 @@ def test_a_stopped_run_of_another_command_is_not_resumed(tmp_path, monkeypatch):
 
 
 def test_the_exploiter_trains_against_the_candidate_and_joins_the_card(tmp_path):
-    result = run_benchmark("random", "hungry", 2, tmp_path, games=2, exploit_steps=128,
-                           exploit_recipe=TINY_RECIPE, progress=False)
+    result = run_benchmark("random", "hungry", 2, tmp_path, TINY_RECIPE, protocol_recipe=False,
+                           games=2, exploit_steps=128, progress=False)
     exploiter = result["exploiter"]
     assert exploiter["steps"] == 128 and exploiter["games"] == 2
     assert 0 <= exploiter["ci_low"] <= exploiter["win_share"] <= exploiter["ci_high"] <= 1
     report = json.loads((tmp_path / "exploit" / "exploit.json").read_text())
     assert report["spec"] == "random" and report["win_share"] == exploiter["win_share"]
+    assert result["overrides"] == {"games": 2, "exploit_steps": 128,
+                                   "exploit_config": str(TINY_RECIPE)}
     assert "--exploit-steps 128" in result["command"] and "--no-exploit" not in result["command"]
+    assert exploiter["recipe"] == TINY_RECIPE.stem
     assert "after 128 steps" in (tmp_path / CARD_FILE).read_text()
 
 
