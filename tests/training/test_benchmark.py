@@ -1,10 +1,13 @@
 """`hunger-rl benchmark`: the protocol pinned to its version, the same result from the same
-command, a stopped run resumed, the exploiter, and bad input."""
+command, a stopped run resumed, the exploiter, bad input, and the leaderboard made from its
+files (scripts/leaderboard.py)."""
 
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -30,6 +33,11 @@ from hunger_rl.training.benchmark import (
 # repin an old version (its published results would stop meaning what they say).
 PINNED_DIGESTS = {"v1": "ff8d418f9be14ae2ee90921df09ce0f26ca7102d3e3507c63d77dfe157508db8"}
 TINY_RECIPE = Path(__file__).with_name("tiny_exploit_hungry.yaml")
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "leaderboard.py"
+_spec = importlib.util.spec_from_file_location("leaderboard", SCRIPT)
+leaderboard = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(leaderboard)
 
 # A cheap card: HUNGER at 2 players, two games a table (the override marks it not-protocol).
 GAME, PLAYERS, SPEC, GAMES = "hunger_show", 2, "greedy", 2
@@ -152,19 +160,28 @@ def test_a_stopped_run_of_another_command_is_not_resumed(tmp_path, monkeypatch):
         cheap_run(tmp_path)
 
 
+def exploited_run(out: Path) -> dict:
+    return run_benchmark("random", "hungry", 2, out, TINY_RECIPE, protocol_recipe=False,
+                         games=2, exploit_steps=128, progress=False)
+
+
 def test_the_exploiter_trains_against_the_candidate_and_joins_the_card(tmp_path):
-    result = run_benchmark("random", "hungry", 2, tmp_path, TINY_RECIPE, protocol_recipe=False,
-                           games=2, exploit_steps=128, progress=False)
+    out = tmp_path / "first"
+    result = exploited_run(out)
+    # The exploiter trains from a fixed seed: a second run trains and measures the same.
+    assert without_machine_fields(exploited_run(tmp_path / "again")) == (
+        without_machine_fields(result))
     exploiter = result["exploiter"]
     assert exploiter["steps"] == 128 and exploiter["games"] == 2
     assert 0 <= exploiter["ci_low"] <= exploiter["win_share"] <= exploiter["ci_high"] <= 1
-    report = json.loads((tmp_path / "exploit" / "exploit.json").read_text())
+    report = json.loads((out / "exploit" / "exploit.json").read_text())
+    assert report == json.loads((tmp_path / "again" / "exploit" / "exploit.json").read_text())
     assert report["spec"] == "random" and report["win_share"] == exploiter["win_share"]
     assert result["overrides"] == {"games": 2, "exploit_steps": 128,
                                    "exploit_config": str(TINY_RECIPE)}
     assert "--exploit-steps 128" in result["command"] and "--no-exploit" not in result["command"]
     assert exploiter["recipe"] == TINY_RECIPE.stem
-    assert "after 128 steps" in (tmp_path / CARD_FILE).read_text()
+    assert "after 128 steps" in (out / CARD_FILE).read_text()
 
 
 @pytest.mark.parametrize("arguments, message", [
@@ -184,3 +201,33 @@ def test_bad_input_is_one_error_naming_it_and_nothing_is_played(arguments, messa
     assert main(["benchmark", *arguments, "--out", str(out), "--no-progress"]) == 2
     assert message in capsys.readouterr().err
     assert not (out / RESULT_FILE).exists() and not (out / PARTIAL_FILE).exists()
+
+
+def test_the_committed_leaderboard_is_the_page_its_files_make():
+    assert leaderboard.PAGE.read_text() == leaderboard.page_text(), (
+        "docs/leaderboard.md is stale: run python scripts/leaderboard.py")
+
+
+def test_the_leaderboard_is_made_from_the_files(tmp_path, monkeypatch):
+    """Every committed entry is a row with its score and command; a changed file changes its
+    row, and a file that is not a protocol entry is refused, naming it."""
+    entries = benchmark.read_entries(leaderboard.RESULTS)
+    assert len(entries) >= 1
+    page = leaderboard.page_text()
+    for result in entries.values():
+        assert f"{result['score']:.3f}" in page and f"`{result['command']}`" in page
+    folder = tmp_path / "leaderboard"
+    shutil.copytree(leaderboard.RESULTS, folder)
+    monkeypatch.setattr(leaderboard, "RESULTS", folder)
+    name, result = next(iter(entries.items()))
+    result = dict(result, score=9.876)
+    (folder / f"{name}.json").write_text(json.dumps(result))
+    assert "| 9.876 |" in leaderboard.page_text() and "| 9.876 |" not in page
+    agent = f"pretrained:{result['game']}_{result['num_players']}p"
+    retrained = dict(result, shipped_agents={agent: "0" * 64})
+    (folder / f"{name}.json").write_text(json.dumps(retrained))
+    assert f"(measured against an earlier {agent}: rerun)" in leaderboard.page_text()
+    (folder / f"{name}.json").write_text(json.dumps(dict(result, overrides={"games": 2},
+                                                         protocol_entry=False)))
+    with pytest.raises(ValueError, match=f"{name}.json: not a protocol v1 entry"):
+        leaderboard.page_text()

@@ -1,0 +1,97 @@
+"""The leaderboard: docs/leaderboard.md, generated from the result files in docs/leaderboard/.
+
+Usage:
+    python scripts/leaderboard.py                  # regenerate docs/leaderboard.md
+    python scripts/leaderboard.py --check          # exit 1 if the page is not the files' page
+    python scripts/leaderboard.py --add RESULT     # file a benchmark.json as an entry
+    python scripts/leaderboard.py --rerun NAME     # run entry NAME's command again, refile it
+
+A result enters only as a protocol entry of the current protocol (hunger_rl.training.benchmark,
+docs/benchmark.md). ``--rerun NAME`` (NAME: the entry's file name without .json, such as
+hunger_show_4p_pretrained_hunger_show_4p) is the one command that remeasures an entry, after a
+shipped agent is retrained for instance; every change of the files regenerates the page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+from hunger_rl.cli import main as hunger_rl
+from hunger_rl.training.benchmark import (
+    RESULT_FILE,
+    check_entry,
+    default_out,
+    entry_name,
+    leaderboard_page,
+    read_entries,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "docs" / "leaderboard"
+PAGE = ROOT / "docs" / "leaderboard.md"
+REGENERATE = "python scripts/leaderboard.py"
+
+
+def page_text() -> str:
+    """The page the result files make."""
+    return leaderboard_page(read_entries(RESULTS), RESULTS.name, REGENERATE)
+
+
+def add(result_path: Path) -> str:
+    """Copy a result file into the entries under its entry name; that name."""
+    result = json.loads(result_path.read_text())
+    name = entry_name(result)
+    try:
+        check_entry(result, f"{name}.json")
+    except ValueError as error:
+        raise SystemExit(f"{result_path}: {error}") from None
+    shutil.copyfile(result_path, RESULTS / f"{name}.json")
+    return name
+
+
+def rerun(name: str) -> None:
+    """Run the command of entry ``name`` again into its run folder and refile the result."""
+    path = RESULTS / f"{name}.json"
+    if not path.is_file():
+        known = ", ".join(p.stem for p in sorted(RESULTS.glob("*.json")))
+        raise SystemExit(f"no entry {name!r}; the entries: {known}")
+    result = json.loads(path.read_text())
+    out = ROOT / default_out(result["spec"], result["game"], result["num_players"])
+    shutil.rmtree(out, ignore_errors=True)  # a fresh run, not a resumed one of older weights
+    words = shlex.split(result["command"])[1:] + ["--out", str(out)]
+    if hunger_rl(words) != 0:
+        raise SystemExit(f"{result['command']} failed")
+    add(out / RESULT_FILE)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument("--check", action="store_true",
+                        help="exit 1 if docs/leaderboard.md is not what the files make")
+    action.add_argument("--add", type=Path, metavar="RESULT",
+                        help="file this benchmark.json as an entry, then regenerate")
+    action.add_argument("--rerun", metavar="NAME",
+                        help="run this entry's command again, refile it, then regenerate")
+    args = parser.parse_args()
+    if args.check:
+        if PAGE.read_text() != page_text():
+            print(f"{PAGE.relative_to(ROOT)} is stale: run {REGENERATE}", file=sys.stderr)
+            return 1
+        return 0
+    if args.add:
+        print(f"filed {args.add} as {add(args.add)}")
+    if args.rerun:
+        rerun(args.rerun)
+    PAGE.write_text(page_text())
+    print(f"wrote {PAGE.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
