@@ -8,6 +8,8 @@ import copy
 import importlib.util
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -231,3 +233,24 @@ def test_the_leaderboard_is_made_from_the_files(tmp_path, monkeypatch):
                                                          protocol_entry=False)))
     with pytest.raises(ValueError, match=f"{name}.json: not a protocol v1 entry"):
         leaderboard.page_text()
+
+
+def test_a_result_that_is_not_a_protocol_entry_is_not_filed(first_run, tmp_path, monkeypatch):
+    out, result = first_run
+    monkeypatch.setattr(leaderboard, "RESULTS", tmp_path)
+    with pytest.raises(SystemExit, match="not a protocol v1 entry"):
+        leaderboard.add(out / RESULT_FILE)
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_card_without_the_exploiter_needs_no_torch(tmp_path):
+    """--no-exploit plays every table (a shipped network's among them) without loading torch
+    or stable-baselines3: the base install runs it."""
+    code = ("import sys\nfrom hunger_rl.cli import main\n"
+            f"assert main(['benchmark', 'random', '--game', 'hunger_show', '--players', '2', "
+            f"'--no-exploit', '--games', '2', '--out', {str(tmp_path)!r}, '--no-progress']) == 0\n"
+            "print(sorted({'torch', 'stable_baselines3'} & set(sys.modules)))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == "[]"
