@@ -223,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "spec: a scripted name, a search, pretrained:NAME, a policy file)")
     benchmark.add_argument("--game", choices=sorted(GAMES), required=True)
     benchmark.add_argument("--players", type=bounded_int(1, MAX_PLAYERS), required=True,
-                           help="number of players (hungry: 2, 3, 4; hunger_show: 2, 4, 6)")
+                           help="number of players: one the protocol covers (an error names them)")
     benchmark.add_argument("--no-exploit", action="store_true",
                            help="leave out the exploiter (a quick card, without torch)")
     benchmark.add_argument("--out", help="output folder (default runs/benchmark_GAME_Np_SPEC)")
