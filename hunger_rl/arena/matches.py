@@ -98,7 +98,7 @@ def map_chunks(function, tasks: list, workers: int, bar: tqdm) -> Iterator:
     context = multiprocessing.get_context("spawn")
     pool = None
     try:
-        with workers_starting():
+        with workers_starting(), single_threaded_children():
             pool = context.Pool(min(workers, len(tasks)), initializer=init_worker)
         for chunk in pool.imap(function, tasks):
             bar.update(len(chunk))
@@ -143,13 +143,36 @@ def workers_starting() -> Iterator[None]:
             signal.raise_signal(held[0])
 
 
+# The variables by which numpy's BLAS (OpenBLAS, MKL) and torch choose their thread counts when
+# they load.
+THREAD_COUNT_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@contextlib.contextmanager
+def single_threaded_children() -> Iterator[None]:
+    """Processes started meanwhile run numpy's BLAS and torch on one thread each, unless the
+    caller's environment says otherwise: several workers each running a thread pool over every
+    CPU would oversubscribe them (a policy file's numpy forward pass took ten times as long on
+    a busy machine). They read these variables when they load, which in a spawned worker is
+    before its initializer runs, so the variables are set in this process around the start."""
+    previous = {name: os.environ.get(name) for name in THREAD_COUNT_VARIABLES}
+    for name in THREAD_COUNT_VARIABLES:
+        os.environ.setdefault(name, "1")
+    try:
+        yield
+    finally:
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def init_worker() -> None:
     # SIGTERM (from the pool's terminate, or sent to the whole process group) ends a worker by
     # unwinding, which releases the task queue's lock an idle worker holds while it waits: a
     # worker killed holding it would leave the pool's terminate waiting for it for ever.
     signal.signal(signal.SIGTERM, _exit_worker)
-    # Several workers each running torch's default thread pool would oversubscribe the CPUs.
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
 

@@ -1,16 +1,19 @@
-"""Policies trained by ``hunger-rl train``, stored without pickle.
+"""Policies trained by ``hunger-rl train``, stored without pickle, played with numpy alone.
 
 A policy file is a ``safetensors`` file: the network's tensors plus, in its header, a JSON
 string of :class:`PolicyMetadata` (game, player count, observation size, network). Loading one
 reads numbers and JSON only, so no code from the file is ever run. The network is sb3-contrib's
 ``MaskableActorCriticPolicy`` (an MLP with policy and value heads), or with ``action_scorer`` its
 ``models.networks.ActionScorerPolicy`` form, or with ``critic_state_size`` its
-``models.networks.PrivilegedCriticPolicy`` form (whose actor reads the observation alone); as a
-:class:`Policy` it plays the masked argmax of its logits (``temperature`` 0) or samples from their
-softmax at ``temperature`` T > 0 (the logits divided by T), drawing from the caller's generator,
-so that a seeded game replays exactly. Sampled play is the mixed strategy a simultaneous-move
-game needs: a player that always picks alike is found out by any learner
-(docs/agents.md, "Mixed play").
+``models.networks.PrivilegedCriticPolicy`` form (whose actor reads the observation alone). A
+:class:`LearnedPolicy` plays it through the numpy forward pass of ``models.forward``, its weights
+read by safetensors' numpy API, so that playing a policy file (a shipped agent too) needs
+neither torch nor the train extra; training builds the torch module (:func:`build_network`,
+:meth:`LearnedPolicy.torch_network`). As a :class:`Policy` it plays the masked argmax of its
+logits (``temperature`` 0) or samples from their softmax at ``temperature`` T > 0 (the logits
+divided by T), drawing from the caller's generator, so that a seeded game replays exactly.
+Sampled play is the mixed strategy a simultaneous-move game needs: a player that always picks
+alike is found out by any learner (docs/agents.md, "Mixed play").
 """
 
 from __future__ import annotations
@@ -20,38 +23,45 @@ import json
 import os
 import re
 import reprlib
+import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
-from gymnasium import spaces
-from safetensors import SafetensorError
-from safetensors.torch import load_file, safe_open, save
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from safetensors import SafetensorError, safe_open
+from safetensors.numpy import load_file, save
 
 from hunger_rl.envs import GAMES
 from hunger_rl.policies.base import Observation, Policy
 from hunger_rl.policies.models.encoders import make_encoder, state_scale
-from hunger_rl.policies.models.hungry_endgame import (
+from hunger_rl.policies.models.forward import (
+    ACTIVATIONS,
     CARD_INPUT_SIZE,
     DEFAULT_MODEL,
-    ENDGAME_MODELS,
+    ENDGAME_MODEL_NAMES,
+    PolicyNetwork,
+    network_layout,
 )
-from hunger_rl.policies.models.hungry_endgame import DEFAULT_HIDDEN as DEFAULT_ENDGAME_HIDDEN
-from hunger_rl.policies.models.hungry_endgame import INPUT_SIZE as ENDGAME_INPUT_SIZE
-from hunger_rl.policies.models.networks import (
-    ACTIVATION_FUNCTIONS,
-    action_logits,
-    policy_class_and_kwargs,
-)
+from hunger_rl.policies.models.forward import DEFAULT_HIDDEN as DEFAULT_ENDGAME_HIDDEN
+from hunger_rl.policies.models.forward import INPUT_SIZE as ENDGAME_INPUT_SIZE
+
+if TYPE_CHECKING:
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 FORMAT = "hunger-rl-policy/1"
 POLICY_FILE = "policy.safetensors"
 METADATA_KEY = "hunger_rl"
 WEIGHT_DTYPE = "F32"  # safetensors' name for float32, the dtype of every saved weight
+# From this many rows in one forward pass on, torch's matrix products outrun numpy's on the
+# networks without an endgame head (HUNGER's action scorer, one thread: numpy 1.02 times
+# torch's time at 128 rows, 1.19 at 512; 0.4 to 0.7 below 128, and 0.3 to 0.8 on one move;
+# scripts/bench_numpy_forward.py), so a process that has torch loaded anyway (a training run's
+# league) answers such batches with the torch copy of the network. Hungry's endgame-head
+# networks are faster in numpy at every batch size measured (0.8 times torch's at 512 rows).
+TORCH_BATCH_ROWS = 128
 # ``PolicyMetadata.extra[VALUE_KEY] == WIN_SHARE_VALUE``: the value head was fitted to the
 # player's win share (expert iteration), so a search may use it as one (``win_shares``).
 VALUE_KEY = "value"
@@ -79,7 +89,7 @@ class PolicyMetadata:
     # With ``endgame_head``: the widths of its per-play layers (files from before the setting
     # have the default).
     endgame_hidden: list[int] = field(default_factory=lambda: list(DEFAULT_ENDGAME_HIDDEN))
-    # With ``endgame_head``: which network it is (``models.hungry_endgame.ENDGAME_MODELS``; files
+    # With ``endgame_head``: which network it is (``models.forward.ENDGAME_MODEL_NAMES``; files
     # from before the setting have the per-play one).
     endgame_model: str = DEFAULT_MODEL
     # > 0: a privileged critic (``models.networks.PrivilegedCriticPolicy``): in training the
@@ -97,8 +107,9 @@ class PolicyMetadata:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
-    """The untrained network that ``metadata`` describes, as MaskablePPO builds it."""
+def _layout(metadata: PolicyMetadata) -> tuple[str, dict[str, Any]]:
+    """The kind and settings of the network ``metadata`` describes (``forward.network_layout``),
+    after checking its sizes against the game's encoder (and state, for a privileged critic)."""
     try:
         encoder = make_encoder(metadata.game, metadata.num_players, metadata.game_options,
                                metadata.features)
@@ -114,14 +125,25 @@ def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
             raise ValueError(
                 f"the {metadata.game} state for {metadata.num_players} players has "
                 f"{state_size} numbers, the policy's critic reads {metadata.critic_state_size}")
-    input_size = metadata.observation_size + metadata.critic_state_size
-    observation_space = spaces.Box(-np.inf, np.inf, (input_size,), np.float32)
-    policy_class, extra = policy_class_and_kwargs(metadata.action_scorer, encoder,
-                                                  metadata.endgame_head,
-                                                  metadata.critic_state_size,
-                                                  metadata.rule_prior, metadata.endgame_hidden,
-                                                  metadata.action_value_gain,
-                                                  metadata.endgame_model)
+    return network_layout(metadata.action_scorer, encoder, metadata.endgame_head,
+                          metadata.critic_state_size, metadata.rule_prior,
+                          metadata.endgame_hidden, metadata.action_value_gain,
+                          metadata.endgame_model)
+
+
+def _input_size(metadata: PolicyMetadata) -> int:
+    return metadata.observation_size + metadata.critic_state_size
+
+
+def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
+    """The untrained torch network that ``metadata`` describes, as MaskablePPO builds it (the
+    train extra; training only: play goes through :class:`LearnedPolicy`'s numpy network)."""
+    from gymnasium import spaces
+
+    from hunger_rl.policies.models.networks import ACTIVATION_FUNCTIONS, torch_policy_class
+
+    policy_class, settings = torch_policy_class(*_layout(metadata))
+    observation_space = spaces.Box(-np.inf, np.inf, (_input_size(metadata),), np.float32)
     return policy_class(
         observation_space,
         spaces.Discrete(metadata.num_actions),
@@ -129,42 +151,70 @@ def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
         net_arch=list(metadata.hidden),
         activation_fn=ACTIVATION_FUNCTIONS[metadata.activation],
         ortho_init=False,  # the weights are loaded next; orthogonal init only costs time
-        **extra,
+        **settings,
     )
 
 
 class LearnedPolicy(Policy):
-    """A trained network playing one seat; observations are encoded as in training."""
+    """A trained network playing one seat, in numpy (``models.forward``); observations are
+    encoded as in training."""
 
-    def __init__(self, network: MaskableActorCriticPolicy, metadata: PolicyMetadata,
+    def __init__(self, network: PolicyNetwork, metadata: PolicyMetadata,
                  temperature: float = 0.0, name: str = "learned"):
-        self.network = network.eval()
+        self.network = network
         self.metadata = metadata
         self.temperature = checked_temperature(temperature)
         self.name = name
         self._encode = make_encoder(metadata.game, metadata.num_players, metadata.game_options,
-                           metadata.features)
+                                    metadata.features)
+        self._torch_copy: MaskableActorCriticPolicy | None = None  # built for a large batch
 
     @classmethod
     def from_weights(cls, metadata: PolicyMetadata, weights: Mapping[str, Any],
                      temperature: float = 0.0, name: str = "learned") -> LearnedPolicy:
-        # Built inside a fork of torch's random state: the initial weights are overwritten
-        # below, and drawing them must not move the caller's random stream (a training run that
-        # loads snapshots or evaluates in its own process would otherwise train differently).
-        with torch.random.fork_rng(devices=[]):
-            network = build_network(metadata)
-        tensors = {k: torch.as_tensor(np.asarray(v)) for k, v in weights.items()}
+        """The policy of ``metadata`` with ``weights`` (arrays or CPU tensors under the torch
+        network's names, which must be exactly the network's)."""
+        kind, settings = _layout(metadata)
         try:
-            network.load_state_dict(tensors, strict=True)
-        except RuntimeError as error:
+            network = PolicyNetwork(kind, settings, _input_size(metadata), metadata.num_actions,
+                                    metadata.hidden, metadata.activation, weights)
+        except ValueError as error:
             raise ValueError(f"the weights do not fit the network {metadata.hidden}: "
                              f"{error}") from error
         return cls(network, metadata, temperature, name)
 
+    def torch_network(self) -> MaskableActorCriticPolicy:
+        """A torch copy of the network (``build_network`` holding these weights), for training
+        from it or exporting it; playing never needs one (the train extra)."""
+        import torch
+
+        # Built inside a fork of torch's random state: the initial weights are overwritten
+        # below, and drawing them must not move the caller's random stream (a training run that
+        # loads snapshots or evaluates in its own process would otherwise train differently).
+        with torch.random.fork_rng(devices=[]):
+            network = build_network(self.metadata)
+        network.load_state_dict({name: torch.as_tensor(array)
+                                 for name, array in self.network.weights.items()}, strict=True)
+        return network.eval()
+
     def logits(self, observations: list[np.ndarray] | np.ndarray) -> np.ndarray:
-        """Unmasked action logits for a batch of raw observation vectors."""
-        inputs = torch.as_tensor(self._encode.batch(np.stack(observations)))
-        return action_logits(self.network, inputs).numpy()
+        """Unmasked action logits for a batch of raw observation vectors: numpy's forward pass,
+        or torch's for a large batch of a network without an endgame head in a process that
+        has torch loaded (``TORCH_BATCH_ROWS``)."""
+        inputs = self._encode.batch(np.stack(observations))
+        if (len(inputs) >= TORCH_BATCH_ROWS and not self.metadata.endgame_head
+                and sys.modules.get("torch") is not None):
+            return self._torch_logits(inputs)
+        return self.network.logits(inputs)
+
+    def _torch_logits(self, inputs: np.ndarray) -> np.ndarray:
+        import torch
+
+        from hunger_rl.policies.models.networks import action_logits
+
+        if self._torch_copy is None:
+            self._torch_copy = self.torch_network()
+        return action_logits(self._torch_copy, torch.as_tensor(inputs)).numpy()
 
     @property
     def predicts_win_share(self) -> bool:
@@ -176,9 +226,8 @@ class LearnedPolicy(Policy):
         if not self.predicts_win_share:
             raise ValueError(f"the value head of {self.name} was not fitted to win shares "
                              "(expert iteration fits one), so it cannot value a position")
-        inputs = torch.as_tensor(self._encode.batch(np.asarray(observations, np.float32)))
-        with torch.no_grad():
-            return self.network.predict_values(inputs)[:, 0].numpy().astype(np.float64)
+        inputs = self._encode.batch(np.asarray(observations, np.float32))
+        return self.network.values(inputs).astype(np.float64)
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
         return int(self.act_batch([observation], rng)[0])
@@ -195,13 +244,19 @@ class LearnedPolicy(Policy):
         masks = np.asarray(masks).astype(bool)
         if not masks.any(axis=1).all():
             raise ValueError("an action mask allows no action: this player is not to move")
-        logits = self.logits(observations)
-        logits = np.where(masks, logits, -np.inf)
-        if not self.temperature:
-            return logits.argmax(axis=1)
-        # Gumbel-max: a sample from the masked softmax of logits / T, drawn from the caller's
-        # generator.
-        return (logits / self.temperature + rng.gumbel(size=logits.shape)).argmax(axis=1)
+        return choose_actions(self.logits(observations), masks, self.temperature, rng)
+
+
+def choose_actions(logits: np.ndarray, masks: np.ndarray, temperature: float,
+                   rng: np.random.Generator) -> np.ndarray:
+    """The actions a network with (K, actions) ``logits`` plays under boolean ``masks`` (each
+    allowing some action): the masked argmax at ``temperature`` 0, else a sample from the masked
+    softmax of logits / T, by Gumbel-max with one draw per (row, action) from ``rng``, so that a
+    seeded game replays exactly."""
+    logits = np.where(masks, logits, -np.inf)
+    if not temperature:
+        return logits.argmax(axis=1)
+    return (logits / temperature + rng.gumbel(size=logits.shape)).argmax(axis=1)
 
 
 # Above this a softmax is uniform over the legal actions to within float precision for any
@@ -228,7 +283,7 @@ def save_policy(path: str | Path, network: torch.nn.Module, metadata: PolicyMeta
     """Write the network's weights and ``metadata`` to one safetensors file, atomically."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tensors = {k: v.detach().cpu().contiguous() for k, v in network.state_dict().items()}
+    tensors = {k: np.ascontiguousarray(v) for k, v in network_weights(network).items()}
     header = {"format": FORMAT, METADATA_KEY: json.dumps(asdict(metadata))}
     write_atomically(path, save(tensors, metadata=header))
     return path
@@ -288,7 +343,7 @@ def read_metadata(path: str | Path) -> PolicyMetadata:
     loading them), so that nothing is built from sizes the weights do not have."""
     path = _policy_file(path)
     try:
-        with safe_open(str(path), framework="pt") as handle:
+        with safe_open(str(path), framework="np") as handle:
             header = handle.metadata() or {}
             tensors = {name: (tuple(handle.get_slice(name).get_shape()),
                               handle.get_slice(name).get_dtype())
@@ -340,14 +395,13 @@ def _checked_metadata(fields: Any) -> PolicyMetadata:
               and all(count(width) for width in getattr(metadata, widths)),
               "a non-empty list of positive integers")
     check("activation", isinstance(metadata.activation, str)
-          and metadata.activation in ACTIVATION_FUNCTIONS,
-          f"one of {sorted(ACTIVATION_FUNCTIONS)}")
+          and metadata.activation in ACTIVATIONS, f"one of {sorted(ACTIVATIONS)}")
     check("game_options", isinstance(metadata.game_options, dict)
           and all(isinstance(key, str) for key in metadata.game_options),
           "a mapping of option names")
     check("endgame_model", isinstance(metadata.endgame_model, str)
-          and metadata.endgame_model in ENDGAME_MODELS,
-          f"one of {sorted(ENDGAME_MODELS)}")
+          and metadata.endgame_model in ENDGAME_MODEL_NAMES,
+          f"one of {sorted(ENDGAME_MODEL_NAMES)}")
     check("endgame_hidden", metadata.endgame_model != "cards"
           or len(set(metadata.endgame_hidden)) == 1,
           "equal widths for the cards endgame model")
@@ -454,15 +508,16 @@ def _check_shapes(expected: dict[str, tuple[int, ...]],
             raise ValueError(f"{made_by} {name} of shape {shape}; the file's is {found}")
 
 
-def read_weights(path: str | Path) -> dict[str, torch.Tensor]:
-    """The tensors of a policy file whose metadata :func:`read_metadata` checked; all finite."""
+def read_weights(path: str | Path) -> dict[str, np.ndarray]:
+    """The tensors of a policy file whose metadata :func:`read_metadata` checked, as numpy
+    arrays; all finite."""
     path = _policy_file(path)
     try:
         weights = load_file(str(path))
     except (SafetensorError, OSError) as error:
         raise ValueError(f"{path}: corrupt policy weights: {error}") from error
     for name, tensor in weights.items():
-        if not torch.isfinite(tensor).all():
+        if not np.isfinite(tensor).all():
             raise ValueError(f"{path}: tensor {name} holds NaN or infinite weights")
     return weights
 

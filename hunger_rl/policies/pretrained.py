@@ -61,11 +61,8 @@ def load_pretrained(argument: str, game: str, num_players: int):
         fitting = ", ".join(PREFIX + n for n in pretrained_names(game, num_players)) or "none"
         raise ValueError(f"{PREFIX}{name} plays {entry['game']} with {entry['num_players']} "
                          f"players, not {game} with {num_players}; for that: {fitting}")
-    try:
-        from hunger_rl.policies.learned import load_policy
-    except ImportError as error:
-        raise ValueError(f"{PREFIX}{name} needs the 'train' extra (torch, sb3-contrib, "
-                         f"safetensors): {error}") from error
+    from hunger_rl.policies.learned import load_policy
+
     weights = resources.files("hunger_rl.pretrained").joinpath(f"{name}.safetensors")
     with resources.as_file(weights) as path:
         network = load_policy(path, game=game, num_players=num_players)

@@ -356,13 +356,8 @@ def _looks_like_path(spec: str) -> bool:
 def _load_checkpoint(path: str, game: str, num_players: int) -> Policy:
     if not os.path.exists(path):
         raise ValueError(f"no checkpoint at {path!r}; {_valid_specs_text(game)}")
-    try:
-        from hunger_rl.policies.learned import load_policy
-    except ImportError as error:
-        raise ValueError(
-            f"cannot load checkpoint {path!r}: trained policies need the train extra, "
-            f"pip install 'hunger-rl[train]' ({error})"
-        ) from error
+    from hunger_rl.policies.learned import load_policy
+
     return load_policy(path, game=game, num_players=num_players)
 
 

@@ -177,7 +177,8 @@ def _read_checkpoint(folder: Path, network: torch.nn.Module,
                 f"checkpoint {folder} does not match the config: {key} is "
                 f"{getattr(metadata, key)!r} there, {getattr(expected, key)!r} here")
     shapes = {name: tuple(value.shape) for name, value in network.state_dict().items()}
-    weights = read_weights(folder / POLICY_FILE)
+    weights = {name: torch.as_tensor(array)
+               for name, array in read_weights(folder / POLICY_FILE).items()}
     _check_like(f"{folder / POLICY_FILE}", weights, shapes)
     try:
         optimizer_tensors = load_file(str(folder / OPTIMIZER_FILE))

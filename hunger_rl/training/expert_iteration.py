@@ -153,7 +153,7 @@ def train_expert_iteration(config: TrainConfig, resume: str | Path | None = None
         state = TrainingState()
         if settings.start is not None:
             start = make_policy(settings.start, config.game, config.num_players)
-            network.load_state_dict(start.network.state_dict(), strict=True)
+            network.load_state_dict(start.torch_network().state_dict(), strict=True)
             value_fitted = start.predicts_win_share
     else:
         state = load_checkpoint(resume, network, optimizer, metadata)

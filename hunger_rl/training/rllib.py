@@ -464,7 +464,7 @@ def exported_policy_metadata(config: TrainConfig) -> PolicyMetadata:
 def export_policy(algorithm, metadata: PolicyMetadata, path: Path) -> Path:
     """Write the learner as a policy file that ``load_policy`` (and so ``evaluate``) reads."""
     policy = LearnedPolicy.from_weights(metadata, sb3_policy_weights(learner_state(algorithm)))
-    return save_policy(path, policy.network, metadata)
+    return save_policy(path, policy.torch_network(), metadata)
 
 
 # -- training ---------------------------------------------------------------------------------

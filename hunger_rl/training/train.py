@@ -287,7 +287,7 @@ def start_from(network: Any, config: TrainConfig) -> None:
     network: all of them, or a default-mode scorer's into a full-decision network's daily picks
     and value."""
     start = make_policy(config.network.start, config.game, config.num_players)
-    weights = start.network.state_dict()
+    weights = start.torch_network().state_dict()
     try:
         if isinstance(network, FullDecisionPolicy):
             network.start_from_default_decisions(weights)

@@ -71,9 +71,13 @@ def test_a_policy_file_keeps_its_gain(tmp_path):
     policy = load_policy(path, "hungry", 2)
     assert policy.metadata.action_value_gain == 10.0
     inputs = encoded_positions(games=1)
-    assert torch.equal(action_logits(policy.network, inputs), action_logits(network, inputs))
+    # The numpy network the policy plays applies the gain as the torch one does.
+    np.testing.assert_allclose(policy.network.logits(inputs.numpy()),
+                               action_logits(network, inputs).numpy(), rtol=1e-5, atol=1e-4)
+    assert torch.equal(action_logits(policy.torch_network(), inputs),
+                       action_logits(network, inputs))
     # The gain is not a tensor of the file: the metadata alone carries it.
-    assert set(policy.network.state_dict()) == set(build_network(metadata(1.0)).state_dict())
+    assert set(policy.network.weights) == set(build_network(metadata(1.0)).state_dict())
 
 
 def test_an_action_scorer_refuses_the_gain():

@@ -199,4 +199,4 @@ def test_save_policy_replaces_the_file_atomically(policy_file, tmp_path, monkeyp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["policy.safetensors"]
     monkeypatch.undo()
     save_policy(target, network, tiny_metadata())
-    assert load_policy(target, "hungry", 2).network.action_net.bias.eq(1.0).all()
+    assert load_policy(target, "hungry", 2).torch_network().action_net.bias.eq(1.0).all()

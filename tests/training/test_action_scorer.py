@@ -14,6 +14,7 @@ from hunger_rl.policies.learned import (
     PolicyMetadata,
     build_network,
     load_policy,
+    network_weights,
 )
 from hunger_rl.policies.models.encoders import (
     HUNGRY_FEATURE_SCALE,
@@ -56,7 +57,7 @@ def test_an_untrained_scorer_plays_the_forecast_choice():
     network = build_network(metadata)
     network.ortho_init = True
     network._build(lambda _: 0.0)  # the training initialisation
-    policy = LearnedPolicy(network, metadata)
+    policy = LearnedPolicy.from_weights(metadata, network_weights(network))
     encoder = make_encoder("hungry", 2)
     for observations, masks in positions():
         logits = policy.logits(list(observations))
@@ -75,13 +76,13 @@ def test_scorer_run_trains_and_its_file_plays_the_same(tmp_path):
     train(config, progress=False)
     policy = load_policy(tmp_path / "policy.safetensors", "hungry", 2)
     assert policy.metadata.action_scorer
-    assert isinstance(policy.network, ActionScorerPolicy)
+    assert isinstance(policy.torch_network(), ActionScorerPolicy)
     observations, masks = positions()[5]
     again = load_policy(tmp_path, "hungry", 2)
     np.testing.assert_array_equal(policy.logits(list(observations)),
                                   again.logits(list(observations)))
     # Training moved the scorer away from its zero start.
-    last = policy.network.mlp_extractor.scorer[-1]
+    last = policy.torch_network().mlp_extractor.scorer[-1]
     assert torch.count_nonzero(last.weight) > 0
 
 
@@ -160,7 +161,7 @@ def test_an_untrained_show_scorer_samples_as_the_expert_would():
     network.ortho_init = True
     network._build(lambda _: 0.0)
     vectors = show_positions(games=2)
-    logits = LearnedPolicy(network, metadata).logits(list(vectors))
+    logits = LearnedPolicy.from_weights(metadata, network_weights(network)).logits(list(vectors))
     prior = encoder.batch(vectors)[:, encoder.action_features].reshape(len(vectors), 20, 5)
     np.testing.assert_allclose(logits[:, :15], prior[:, :15, 0] * SHOW_VALUE_SCALE
                                / hunger_show.TEMPERATURE, atol=0.1)
@@ -170,11 +171,11 @@ def test_show_scorer_run_trains_and_its_file_plays_the_same(tmp_path):
     config = config_from_dict({**SHOW_SCORER_RUN, "out": str(tmp_path)})
     train(config, progress=False)
     policy = load_policy(tmp_path, "hunger_show", 4)
-    assert isinstance(policy.network, ActionScorerPolicy)
+    assert isinstance(policy.torch_network(), ActionScorerPolicy)
     observations = list(show_positions(games=1))
     np.testing.assert_array_equal(policy.logits(observations),
                                   load_policy(tmp_path, "hunger_show", 4).logits(observations))
-    assert torch.count_nonzero(policy.network.mlp_extractor.scorer[-1].weight) > 0
+    assert torch.count_nonzero(policy.torch_network().mlp_extractor.scorer[-1].weight) > 0
 
 
 def test_scorer_and_head_are_refused_where_they_do_not_apply():

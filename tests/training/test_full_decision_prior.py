@@ -127,9 +127,9 @@ def test_the_rule_prior_and_the_network_round_trip_a_policy_file(tmp_path):
     loaded = load_policy(path, "hunger_show", 4)
     saved = network.state_dict()
     assert all(torch.equal(tensor, saved[name])
-               for name, tensor in loaded.network.state_dict().items())
+               for name, tensor in loaded.torch_network().state_dict().items())
     # The later choices' rows read the rule one-hot with the prior's weight, nothing else.
-    weight = loaded.network.action_net.weight
+    weight = loaded.torch_network().action_net.weight
     later = NUM_FULL_ACTIONS - NUM_PICKS
     assert torch.equal(weight[NUM_PICKS:, -later:], 6.0 * torch.eye(later))
     assert not weight[NUM_PICKS:, :-later].any()
@@ -148,7 +148,7 @@ def test_weights_that_do_not_fit_are_refused_and_leave_the_network_as_it_was():
     config = config_from_dict(PRIOR_RUN)
     network = make_model(config, make_vec_env(config)).policy  # not started from the agent
     before = {name: tensor.clone() for name, tensor in network.state_dict().items()}
-    weights = make_policy(START, "hunger_show", 4).network.state_dict()
+    weights = make_policy(START, "hunger_show", 4).torch_network().state_dict()
     with pytest.raises(ValueError, match=r"mlp_extractor\.endgame\.bias has no place"):
         network.start_from_default_decisions({**weights,
                                               "mlp_extractor.endgame.bias": torch.zeros(1)})
@@ -206,6 +206,6 @@ def test_a_default_mode_run_starts_from_the_agent_it_names(tmp_path):
                                "network": {"action_scorer": True, "start": START}})
     model = make_model(config, make_vec_env(config))
     start_from(model.policy, config)
-    agent = make_policy(START, "hunger_show", 4).network.state_dict()
+    agent = make_policy(START, "hunger_show", 4).torch_network().state_dict()
     assert all(torch.equal(tensor, agent[name])
                for name, tensor in model.policy.state_dict().items())

@@ -208,8 +208,8 @@ def test_a_gained_mlp_trains_keeps_its_gain_and_refuses_another_on_resume(tmp_pa
     config = config_from_dict(raw)
     train(config, progress=False)
     assert read_metadata(tmp_path / "gained" / "policy.safetensors").action_value_gain == 10.0
-    assert load_policy(tmp_path / "gained", "hungry", 2).network.features_extractor.gains.max() \
-        == 10.0
+    gained = load_policy(tmp_path / "gained", "hungry", 2).torch_network()
+    assert gained.features_extractor.gains.max() == 10.0
     other = config.replace(out=str(tmp_path / "other"),
                            network=dataclasses.replace(config.network, action_value_gain=1.0))
     with pytest.raises(ValueError, match="action_value_gain is 10.0 there, 1.0 here"):

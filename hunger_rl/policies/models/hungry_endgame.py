@@ -24,9 +24,10 @@ inputs leave to the one mean. One round per width of ``endgame_hidden``, all wid
 scores per card type, its home play and its hotel play
 (docs/experiments/endgame_head.md: it fits the play values where the per-play head stops).
 
-Both recompute all their inputs here, in torch, from the encoded observation
-(``encoders.HungryEncoder``), so the head adds nothing to the encoding and a policy file needs
-nothing beyond its weights.
+Both recompute all their inputs from the encoded observation (``encoders.HungryEncoder``), so
+the head adds nothing to the encoding and a policy file needs nothing beyond its weights. The
+inputs, which need no gradient, are computed in numpy by ``forward.EndgameInputs``, the very
+code the numpy forward pass of a policy file plays with; these torch modules are for training.
 
 ``training.endgame`` fits the head to play values measured by playouts.
 """
@@ -38,85 +39,47 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from hunger_rl.engines.hungry.engine import (
-    ACTION_RESORT,
-    NUM_ACTIONS,
-    NUM_CARD_TYPES,
-    NUM_STARS,
+from hunger_rl.engines.hungry.engine import NUM_ACTIONS
+from hunger_rl.policies.hungry_batched import CARD_HOME
+from hunger_rl.policies.models.forward import (
+    CARD_COLUMN_MEANS,
+    CARD_INPUT_SIZE,
+    CARD_ROW_MEANS,
+    CARDS,
+    COLUMN_OF_CARD,
+    DEFAULT_HIDDEN,
+    DEFAULT_MODEL,
+    INPUT_SIZE,
+    PLAY_CARD,
+    PLAYS,
+    EndgameInputs,
 )
-from hunger_rl.engines.hungry.observation import observation_layout
-from hunger_rl.policies.hungry import RESORT_CARDS
-from hunger_rl.policies.hungry_batched import CARD_HOME, CARD_HOTEL, FIRST_POINTS
-from hunger_rl.policies.models.encoders import ACTION_TO_RESORT, HUNGRY_FEATURE_SCALE
 
-_RESORT = np.array(ACTION_RESORT)
-# The same card's other play (home <-> hotel) and its resort.
-OTHER_PLAY = np.arange(NUM_ACTIONS) ^ 1
-_OTHER_RESORT = _RESORT[OTHER_PLAY]
-# Inputs per play: 13 for each of its two resorts, then 5 about the play itself.
-PER_RESORT = 13
-INPUT_SIZE = 2 * PER_RESORT + 5
-# Inputs are counts of a few cards; this brings them near unit size.
-INPUT_SCALE = 5.0
-# Widths of the per-play layers (``network.endgame_hidden``); the context and the score layers
-# take the last. A policy file that does not name them has these.
-DEFAULT_HIDDEN = (128, 128)
-# ``network.endgame_model``: the network each name builds. A policy file that does not name one
-# has "plays".
-DEFAULT_MODEL = "plays"
-# Inputs per resort of the card grid, and per card type: its copies in hand and unseen, whether
-# there are any, its two plays' forecast values, then both of its resorts' inputs.
-GRID_RESORT_INPUTS = 9
-CARD_INPUT_SIZE = 6 + 2 * GRID_RESORT_INPUTS
-# The forecast's values (win share) are a few hundredths apart; this brings them near unit size.
-GRID_FORECAST_SCALE = 10.0
+__all__ = ["CARD_INPUT_SIZE", "DEFAULT_HIDDEN", "DEFAULT_MODEL", "ENDGAME_MODELS", "INPUT_SIZE",
+           "CardGridHead", "EndgameHead", "endgame_head"]
 
 
 class _EndgameInputs(torch.nn.Module):
-    """What both endgame networks read of an encoded observation: the resorts' tourists, the
-    hand, the unseen cards and the forecast's play values."""
+    """What both endgame networks read of an encoded observation, computed by
+    ``forward.EndgameInputs`` (the numpy forward pass's own; these inputs need no gradient)."""
 
     def __init__(self, num_players: int, observation_scale: np.ndarray,
                  action_features: tuple[int, int], action_feature_size: int):
         super().__init__()
-        layout = observation_layout(num_players)
-        self.num_players = num_players
-        self.observation_size = observation_scale.size
-        self.placed, self.hand, self.unseen = layout["placed"], layout["hand"], layout["unseen"]
-        self.deck_size = layout["deck_size"].start
-        self.forecast = action_features[0]
-        self.per_action = action_feature_size
+        self.inputs = EndgameInputs(num_players, observation_scale, action_features,
+                                    action_feature_size)
+        self.num_players, self.hand = num_players, self.inputs.hand
+        self.forecast, self.per_action = self.inputs.forecast, self.inputs.per_action
         self.register_buffer("scale", torch.tensor(observation_scale, dtype=torch.float32),
                              persistent=False)
-        constants = {
-            "action_to_resort": ACTION_TO_RESORT, "resort_cards": RESORT_CARDS.T,
-            "resort": _RESORT, "other_resort": _OTHER_RESORT, "other_play": OTHER_PLAY,
-            "card": np.arange(NUM_ACTIONS) // 2, "hotel": np.arange(NUM_ACTIONS) % 2,
-        }
-        for name, value in constants.items():
-            self.register_buffer(name, torch.as_tensor(value), persistent=False)
-        self.register_buffer("points", torch.as_tensor(FIRST_POINTS, dtype=torch.float32),
-                             persistent=False)
+        self.register_buffer("card", torch.as_tensor(PLAY_CARD), persistent=False)
+
+    def _computed(self, compute, features: torch.Tensor) -> torch.Tensor:
+        return torch.as_tensor(compute(features.detach().cpu().numpy()), device=features.device)
 
     def deck_empty(self, features: torch.Tensor) -> torch.Tensor:
         """(B, 1) True where the deck is empty."""
-        return features[:, self.deck_size : self.deck_size + 1] * self.scale[self.deck_size] < 0.5
-
-    def table(self, features: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        """(B, resorts) the observer's tourists and the most of any other seat, (B, cards) the
-        hand and the unseen cards, (B, resorts) how many of each fit each resort, and the
-        (B, 50) forecast values of the plays."""
-        raw = features[:, : self.observation_size] * self.scale
-        b = raw.shape[0]
-        placed = raw[:, self.placed].reshape(b, self.num_players, NUM_ACTIONS)
-        counts = placed @ self.action_to_resort.to(raw.dtype)  # (B, seats, resorts)
-        own, best_other = counts[:, 0], counts[:, 1:].max(dim=1).values
-        hand, unseen = raw[:, self.hand], raw[:, self.unseen]
-        own_fit = hand @ self.resort_cards.to(raw.dtype)
-        unseen_fit = unseen @ self.resort_cards.to(raw.dtype)
-        block = features[:, self.forecast : self.forecast + NUM_ACTIONS * self.per_action]
-        forecast = block.reshape(b, NUM_ACTIONS, self.per_action)[:, :, 0] * HUNGRY_FEATURE_SCALE
-        return own, best_other, hand, unseen, own_fit, unseen_fit, forecast
+        return self._computed(self.inputs.deck_empty, features)[:, None]
 
 
 class EndgameHead(_EndgameInputs):
@@ -139,22 +102,9 @@ class EndgameHead(_EndgameInputs):
 
     def play_inputs(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(B, 50, INPUT_SIZE) inputs of every play and the (B, 50) legal plays."""
-        own, best_other, hand, unseen, own_fit, unseen_fit, forecast = self.table(features)
-        b, dtype = own.shape[0], own.dtype
-        columns = []
-        for resort in (self.resort, self.other_resort):
-            m, o = own[:, resort], best_other[:, resort]
-            fit, rivals = own_fit[:, resort], unseen_fit[:, resort]
-            safe = m - o - rivals
-            columns += [safe, m + fit - o, safe + 1, (safe > 0).to(dtype),
-                        (m + fit < o).to(dtype), (m == o).to(dtype), m, o, m - o, fit,
-                        rivals, self.points[resort].expand(b, -1),
-                        (resort < NUM_STARS).to(dtype).expand(b, -1)]
-        copies = hand[:, self.card]
-        columns += [forecast, forecast[:, self.other_play], copies,
-                    hand.sum(dim=1, keepdim=True).expand(-1, NUM_ACTIONS),
-                    self.hotel.to(dtype).expand(b, -1)]
-        return torch.stack(columns, dim=2) / INPUT_SCALE, copies > 0.5
+        inputs, legal = self.inputs.play_inputs(features.detach().cpu().numpy())
+        return (torch.as_tensor(inputs, device=features.device),
+                torch.as_tensor(legal, device=features.device))
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
         """(B, 50) scores; those of illegal plays are meaningless (the policy masks them)."""
@@ -190,16 +140,8 @@ class CardGridHead(_EndgameInputs):
             raise ValueError(f"the cards endgame model updates each card's vector in place, so "
                              f"its widths must be equal, got {list(hidden)}")
         width = hidden[0]
-        rows = np.zeros((NUM_CARD_TYPES, NUM_STARS), np.float32)
-        # The grid: a card type's row is its home, its column its hotel.
-        rows[np.arange(NUM_CARD_TYPES), CARD_HOME] = 1 / NUM_STARS
-        columns = np.zeros((NUM_CARD_TYPES, NUM_STARS), np.float32)
-        columns[np.arange(NUM_CARD_TYPES), CARD_HOTEL - NUM_STARS] = 1 / NUM_STARS
-        # The homes are resorts 0-4, so a card's home is also its row.
-        constants = {"card_home": CARD_HOME, "card_hotel": CARD_HOTEL,
-                     "column_of_card": CARD_HOTEL - NUM_STARS,
-                     "row_means": rows, "column_means": columns,
-                     "is_home": np.arange(len(FIRST_POINTS)) < NUM_STARS}
+        constants = {"card_home": CARD_HOME, "column_of_card": COLUMN_OF_CARD,
+                     "row_means": CARD_ROW_MEANS, "column_means": CARD_COLUMN_MEANS}
         for name, value in constants.items():
             self.register_buffer(name, torch.as_tensor(value), persistent=False)
         self.embed = torch.nn.Sequential(torch.nn.Linear(CARD_INPUT_SIZE, width),
@@ -220,18 +162,7 @@ class CardGridHead(_EndgameInputs):
 
     def card_inputs(self, features: torch.Tensor) -> torch.Tensor:
         """(B, 25, CARD_INPUT_SIZE) inputs of every card type."""
-        own, best_other, hand, unseen, own_fit, unseen_fit, forecast = self.table(features)
-        b = own.shape[0]
-        resorts = torch.stack(
-            [own, best_other, own - best_other, self.points.expand(b, -1),
-             self.is_home.to(own.dtype).expand(b, -1), own_fit, unseen_fit,
-             own - best_other - unseen_fit, own + own_fit - best_other], dim=2) / INPUT_SCALE
-        # A card type's plays are its home play and its hotel play, actions 2c and 2c + 1.
-        plays = forecast.reshape(b, NUM_CARD_TYPES, 2) * GRID_FORECAST_SCALE
-        return torch.cat([hand[..., None], unseen[..., None], plays,
-                          (hand[..., None] > 0.5).to(own.dtype),
-                          (unseen[..., None] > 0.5).to(own.dtype),
-                          resorts[:, self.card_home], resorts[:, self.card_hotel]], dim=2)
+        return self._computed(self.inputs.card_inputs, features)
 
     def _messages(self, cards: torch.Tensor) -> torch.Tensor:
         """Each card's vector beside the means of its row, its column and the whole grid."""
@@ -265,4 +196,4 @@ def endgame_head(model: str, num_players: int, observation_scale: np.ndarray,
                                  action_feature_size, hidden)
 
 
-ENDGAME_MODELS = {"plays": EndgameHead, "cards": CardGridHead}
+ENDGAME_MODELS = {PLAYS: EndgameHead, CARDS: CardGridHead}

@@ -1,12 +1,14 @@
 """The network modules of learned policies, beyond SB3's own MLP: the action scorer, its
 full-decision form and the privileged critic.
 
-Inference (``policies.learned``) and training build them through :func:`policy_class_and_kwargs`.
+Training builds them through :func:`policy_class_and_kwargs` (and ``policies.learned``'s
+``build_network``, for a policy file's weights); play never does: a policy file plays through
+the numpy forward pass of the same networks, ``forward``, which reads these modules' weights by
+their names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -14,81 +16,38 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
 
-from hunger_rl.policies.models.hungry_endgame import (
-    DEFAULT_HIDDEN,
-    DEFAULT_MODEL,
-    CardGridHead,
-    endgame_head,
+from hunger_rl.policies.models.forward import (
+    ACTION_SCORER,
+    FULL_DECISIONS,
+    MLP,
+    PRIVILEGED_CRITIC,
+    SCORER_CONTEXT,
+    SCORER_HIDDEN,
+    network_layout,
+    value_gains,
 )
+from hunger_rl.policies.models.hungry_endgame import CardGridHead, endgame_head
 
 ACTIVATION_FUNCTIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 
 
-def policy_class_and_kwargs(action_scorer: bool, encoder: Any, endgame_head: bool = False,
-                            critic_state_size: int = 0, rule_prior: float = 0.0,
-                            endgame_hidden: Sequence[int] = DEFAULT_HIDDEN,
-                            action_value_gain: float = 1.0,
-                            endgame_model: str = DEFAULT_MODEL) -> tuple[type, dict[str, Any]]:
-    """The network class for a policy (with or without the action scorer and its endgame head,
-    the network ``endgame_model`` with the widths ``endgame_hidden``, or a privileged critic reading
-    ``critic_state_size`` numbers of state after the encoded observation; an action scorer over
-    a full-decision encoding is a :class:`FullDecisionPolicy` with ``rule_prior``; a plain MLP
-    may read each action's value ``action_value_gain`` times over, :class:`ActionValueGain`)
-    and the arguments it needs beyond SB3's own."""
-    if endgame_head and not action_scorer:
-        raise ValueError("an endgame head belongs to an action scorer")
-    if action_value_gain != 1.0 and action_scorer:
-        raise ValueError("an action value gain belongs to a plain MLP (an action scorer "
-                         "reads the values PRIOR_WEIGHT times over)")
-    full_decisions = getattr(encoder, "full_decisions", False)
-    if rule_prior and not (action_scorer and full_decisions):
-        raise ValueError("a rule prior belongs to an action scorer in the full-decision mode")
-    if critic_state_size:
-        if action_scorer:
-            raise ValueError("a privileged critic goes with the plain MLP, not an action scorer")
-        return PrivilegedCriticPolicy, {"critic_state_size": critic_state_size,
-                                        **_gained_inputs(encoder, action_value_gain)}
-    if not action_scorer:
-        return MaskableActorCriticPolicy, _gained_inputs(encoder, action_value_gain)
-    if not hasattr(encoder, "action_features"):
-        raise ValueError("an action scorer needs an encoder with per-action features (derived "
-                         "features)")
-    block = encoder.action_features
-    kwargs = {"action_features": (block.start, block.stop),
-              "action_feature_size": encoder.action_feature_size}
-    if full_decisions:
-        if endgame_head:
-            raise ValueError("an endgame head belongs to a default-mode action scorer")
-        (start, stop), (crowd_start, crowd_stop) = encoder.default_input
-        # The scores' block inside the default-mode input (the crowd block follows the scaled
-        # default-mode observation there, as it does in the default-mode encoding).
-        offset = block.start - crowd_start + stop
-        return FullDecisionPolicy, {
-            "default_input": encoder.default_input,
-            "action_features": (offset, offset + block.stop - block.start),
-            "action_feature_size": encoder.action_feature_size,
-            "rule_actions": (encoder.rule_actions.start, encoder.rule_actions.stop),
-            "rule_prior": rule_prior}
-    if endgame_head:
-        kwargs["endgame"] = {"num_players": encoder.num_players,
-                             "observation_scale": encoder.observation_scale,
-                             "hidden": tuple(endgame_hidden), "model": endgame_model}
-    return ActionScorerPolicy, kwargs
+def policy_class_and_kwargs(action_scorer: bool, encoder: Any, *layout: Any,
+                            **layout_keywords: Any) -> tuple[type, dict[str, Any]]:
+    """The network class for a policy and the arguments it needs beyond SB3's own: those of
+    ``forward.network_layout`` (which takes the same arguments and refuses the combinations
+    no network has), the numpy forward pass's layout of the same network."""
+    return torch_policy_class(*network_layout(action_scorer, encoder, *layout,
+                                              **layout_keywords))
 
 
-def _gained_inputs(encoder: Any, action_value_gain: float) -> dict[str, Any]:
-    """A plain MLP's arguments for ``action_value_gain``: none for 1 (SB3's own network), an
-    :class:`ActionValueGain` over the encoder's per-action values otherwise."""
-    if action_value_gain == 1.0:
-        return {}
-    if not hasattr(encoder, "action_features"):
-        raise ValueError("an action value gain needs an encoder with per-action features "
-                         "(derived features)")
-    block = encoder.action_features
-    return {"features_extractor_class": ActionValueGain,
-            "features_extractor_kwargs": {
-                "values": (block.start, block.stop, encoder.action_feature_size),
-                "gain": action_value_gain}}
+def torch_policy_class(kind: str, settings: dict[str, Any]) -> tuple[type, dict[str, Any]]:
+    """The torch class of a ``forward.network_layout`` kind, and its arguments from the
+    layout's settings."""
+    arguments = dict(settings)
+    if "value_gain" in arguments:
+        arguments["features_extractor_class"] = ActionValueGain
+        arguments["features_extractor_kwargs"] = arguments.pop("value_gain")
+    return POLICY_CLASSES[kind], arguments
 
 
 class ActionValueGain(BaseFeaturesExtractor):
@@ -107,10 +66,8 @@ class ActionValueGain(BaseFeaturesExtractor):
                  gain: float):
         size = int(observation_space.shape[0])
         super().__init__(observation_space, size)
-        start, stop, step = values
-        gains = torch.ones(size)
-        gains[start:stop:step] = gain
-        self.register_buffer("gains", gains, persistent=False)
+        self.register_buffer("gains", torch.as_tensor(value_gains(size, values, gain)),
+                             persistent=False)
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         return observations.flatten(start_dim=1) * self.gains
@@ -128,8 +85,8 @@ class ActionScorerExtractor(torch.nn.Module):
     correction.
     """
 
-    CONTEXT = 16  # size of the state summary each action's score sees
-    HIDDEN = 64
+    CONTEXT = SCORER_CONTEXT  # size of the state summary each action's score sees
+    HIDDEN = SCORER_HIDDEN
 
     def __init__(self, features_dim: int, net_arch: list[int], activation_fn: type,
                  device: Any, action_features: tuple[int, int], action_feature_size: int,
@@ -426,3 +383,8 @@ def action_logits(network: MaskableActorCriticPolicy, inputs: torch.Tensor) -> t
     with torch.no_grad():
         latent = network.mlp_extractor.forward_actor(network.extract_features(inputs))
         return network.action_net(latent)
+
+
+# The torch class of each kind of ``forward.network_layout``.
+POLICY_CLASSES = {MLP: MaskableActorCriticPolicy, PRIVILEGED_CRITIC: PrivilegedCriticPolicy,
+                  ACTION_SCORER: ActionScorerPolicy, FULL_DECISIONS: FullDecisionPolicy}
