@@ -20,7 +20,10 @@ at play time, and ``pretrained:NAME:network`` is the network alone); or the path
 checkpoint. A trained network's way of playing can be chosen: ``argmax:SPEC`` plays its masked
 argmax, ``sample:SPEC`` samples from its softmax, ``sample:T:SPEC`` from its softmax at temperature
 T (a decimal such as ``0.5``; the logits are divided by T), each draw from the game's seeded
-generator (``policies.learned``).
+generator (``policies.learned``). A policy from outside the suite: ``python:package.module:name``,
+a class with the policy interface or a function of an observation, and ``sb3:PATH``, a
+Stable-Baselines3 PPO or sb3-contrib MaskablePPO model file trained on the game's Gymnasium view
+(``policies.external``; ``sample:sb3:PATH`` samples from its distribution).
 """
 
 from __future__ import annotations
@@ -42,6 +45,9 @@ DEFAULT_SMMCTS_SIMULATIONS = 100
 CHECKPOINT_SUFFIXES = (".safetensors", ".zip", ".pt", ".pth", ".ckpt")
 # ``argmax:SPEC``, ``sample:SPEC``, ``sample:T:SPEC``: how a trained network plays.
 ARGMAX, SAMPLE = "argmax", "sample"
+# ``python:MODULE:NAME`` and ``sb3:PATH``: policies from outside the suite
+# (``policies.external``).
+PYTHON, SB3 = "python", "sb3"
 DEFAULT_SAMPLE_TEMPERATURE = 1.0
 DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")  # ASCII digits only: str.isdigit takes '²'
 
@@ -149,6 +155,11 @@ def make_policy(spec: str, game: str, num_players: int) -> Policy:
     name, _, argument = spec.partition(":")
     if name in (ARGMAX, SAMPLE):
         return _play_mode(spec, name, argument, game, num_players)
+    if name in (PYTHON, SB3):
+        from hunger_rl.policies.external import python_policy, sb3_policy
+
+        load = python_policy if name == PYTHON else sb3_policy
+        return load(spec, argument, game, num_players)
     entry = table.get(name)
     if name == GUIDED_SEARCHES.get(game) and ":" in argument and entry is not None:
         return _guided_search(spec, argument, game, num_players)
@@ -195,7 +206,12 @@ def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
     rows += [(f"{ARGMAX}:SPEC", "the trained network SPEC (a checkpoint or pretrained:NAME "
               "without a search) playing its argmax"),
              (f"{SAMPLE}:SPEC", "the same network sampling from its softmax, reproducibly by "
-              f"the game's seed; {SAMPLE}:T:SPEC at temperature T (logits / T)")]
+              f"the game's seed; {SAMPLE}:T:SPEC at temperature T (logits / T)"),
+             (f"{PYTHON}:MODULE:NAME", "your own policy: a class with the policy interface "
+              "(act(observation, rng, view)) or such a function, imported from MODULE"),
+             (f"{SB3}:PATH", "a Stable-Baselines3 PPO or sb3-contrib MaskablePPO model file "
+              "trained on the game's Gymnasium view, playing its masked argmax (the train "
+              "extra)")]
     return rows
 
 
@@ -363,7 +379,7 @@ def _load_checkpoint(path: str, game: str, num_players: int) -> Policy:
 
 def _valid_specs_text(game: str) -> str:
     return (f"valid specs: {', '.join(spec_names(game))}, pretrained:NAME (see `hunger-rl "
-            "policies`), or the path of a checkpoint")
+            f"policies`), {PYTHON}:MODULE:NAME, {SB3}:PATH, or the path of a checkpoint")
 
 
 def _table(game: str) -> dict[str, ScriptedPolicy]:

@@ -173,9 +173,10 @@ def test_policies_command_lists_every_spec(capsys):
     specs = [line.split()[0] for line in lines]
     assert specs == ["random", "greedy", "expert", "crowd", "ismcts:N", "smmcts:N", "smmcts:N:SPEC",
                      "smmcts:N:rm",
-                     "pretrained:hunger_show_4p", "PATH", "argmax:SPEC", "sample:SPEC"]
+                     "pretrained:hunger_show_4p", "PATH", "argmax:SPEC", "sample:SPEC",
+                     "python:MODULE:NAME", "sb3:PATH"]
     assert all(len(line.split(maxsplit=1)) == 2 for line in lines)
-    assert [s for s, _ in describe_specs("hungry", 3)][-5:] == [
+    assert [s for s, _ in describe_specs("hungry", 3)][-7:] == [
         "pretrained:hungry_3p", "pretrained:hungry_3p:network", "PATH", "argmax:SPEC",
-        "sample:SPEC"]
+        "sample:SPEC", "python:MODULE:NAME", "sb3:PATH"]
     assert "search:N" in [s for s, _ in describe_specs("hungry", 2)]
