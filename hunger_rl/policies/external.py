@@ -169,7 +169,11 @@ def _check_arguments(spec: str, function: Callable[..., Any], name: str) -> None
 class SB3Policy(Policy):
     """A Stable-Baselines3 (PPO) or sb3-contrib (MaskablePPO) model trained on the game's
     Gymnasium view, playing its masked argmax, or at ``temperature`` T > 0 sampling from its
-    masked distribution (logits / T) with the game's generator."""
+    masked distribution (logits / T) with the game's generator. Its ``logits`` can guide a
+    search (``search:N:sb3:PATH``); its value head was not fitted to win shares, so it gives no
+    search a cut-off."""
+
+    predicts_win_share = False
 
     def __init__(self, spec: str, model: Any, game: str, num_players: int):
         self.name = spec

@@ -133,6 +133,9 @@ def test_sb3_models_play_legal_games_through_evaluate(model_files):
         result = evaluate("hungry", 2, [f"sb3:{model_files[kind]}", "random"], games=16,
                           workers=2, progress=False)
         assert result.games == 16
+    guided = evaluate("hungry", 2, [f"search:8:sb3:{model_files['maskable']}", "random"],
+                      games=2, progress=False)  # the model's logits as the search's prior
+    assert guided.games == 2
     sampled = [outcomes(evaluate("hungry", 2, [f"sample:sb3:{model_files['maskable']}", "random"],
                                  games=4, seed=2, progress=False, record=True))
                for _ in range(2)]
@@ -147,6 +150,8 @@ def test_an_sb3_model_for_another_view_is_refused(model_files, tmp_path):
                 rf"was trained on observations of shape \(748,\) and 50 actions; "
                 rf"hunger_rl/\w+-v0 with num_players={players} gives shape \({size},\)")):
             make_policy(spec, game, players)
+    with pytest.raises(ValueError, match="the cut-off 2 needs a network whose value head"):
+        make_policy(f"search:8:2:{spec}", "hungry", 2)
     not_a_model = tmp_path / "notes.zip"
     not_a_model.write_text("hello")
     with pytest.raises(ValueError, match="is not a Stable-Baselines3 model file"):
