@@ -32,10 +32,12 @@ import importlib
 import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from hunger_rl.engines.validation import typed_count
 from hunger_rl.envs import game_spec
 from hunger_rl.policies.base import Policy
+from hunger_rl.policies.mixture import MIX, MixturePolicy, read_mixture
 
 DEFAULT_SEARCH_SIMULATIONS = 200
 DEFAULT_ISMCTS_SIMULATIONS = 100
@@ -155,6 +157,8 @@ def make_policy(spec: str, game: str, num_players: int) -> Policy:
     name, _, argument = spec.partition(":")
     if name in (ARGMAX, SAMPLE):
         return _play_mode(spec, name, argument, game, num_players)
+    if name == MIX:
+        return _mixture(spec, Path(argument), game, num_players)
     if name in (PYTHON, SB3):
         from hunger_rl.policies.external import python_policy, sb3_policy
 
@@ -166,12 +170,45 @@ def make_policy(spec: str, game: str, num_players: int) -> Policy:
     if entry is not None and (entry.count_keyword or not argument):
         return entry.make(spec, argument)
     if name == "pretrained" and argument:
-        from hunger_rl.policies.pretrained import load_pretrained
+        from hunger_rl.policies.pretrained import load_pretrained, mixture_file
 
+        mixture = mixture_file(argument, game, num_players)
+        if mixture is not None:
+            return _mixture(spec, mixture, game, num_players)
         return load_pretrained(argument, game, num_players)
     if _looks_like_path(spec):
         return _load_checkpoint(spec, game, num_players)
     raise ValueError(f"unknown policy spec {spec!r} for {game}; {_valid_specs_text(game)}")
+
+
+def mixture_members(spec: str, game: str, num_players: int) -> list[tuple[str, float]] | None:
+    """The (spec, weight) members of a mixture: ``mix:PATH``, or a shipped agent that is one;
+    None for any other spec."""
+    name, _, argument = spec.partition(":")
+    if name == MIX:
+        return read_mixture(argument)
+    if name == "pretrained" and argument:
+        from hunger_rl.policies.pretrained import mixture_file
+
+        mixture = mixture_file(argument, game, num_players)
+        return None if mixture is None else read_mixture(mixture)
+    return None
+
+
+def _mixture(spec: str, path: Path, game: str, num_players: int) -> Policy:
+    """The mixed strategy of the mixture file ``path``, named ``spec``; every member is built
+    (and its error named) before anything plays."""
+    members = read_mixture(path)
+    policies = []
+    for member, _ in members:
+        if mixture_members(member, game, num_players) is not None:
+            raise ValueError(f"{spec!r}: member {member!r} is a mixture itself; list its "
+                             "members instead")
+        try:
+            policies.append(make_policy(member, game, num_players))
+        except (OSError, ValueError) as error:
+            raise ValueError(f"{spec!r}: member {member!r}: {error}") from error
+    return MixturePolicy(policies, [weight for _, weight in members], name=spec)
 
 
 def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
@@ -207,6 +244,8 @@ def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
               "without a search) playing its argmax"),
              (f"{SAMPLE}:SPEC", "the same network sampling from its softmax, reproducibly by "
               f"the game's seed; {SAMPLE}:T:SPEC at temperature T (logits / T)"),
+             (f"{MIX}:PATH", "a mixed strategy: one member of the mixture file PATH (policy "
+              "specs or files with weights), drawn by weight at each game's first move"),
              (f"{PYTHON}:MODULE:NAME", "your own policy: a class with the policy interface "
               "(act(observation, rng, view)) or such a function, imported from MODULE"),
              (f"{SB3}:PATH", "a Stable-Baselines3 PPO or sb3-contrib MaskablePPO model file "

@@ -36,7 +36,7 @@ import numpy as np
 from hunger_rl.envs import GAMES
 from hunger_rl.policies.hunger_show_batched import LEARNER, POLICY_KINDS
 from hunger_rl.policies.learned import LearnedPolicy, PolicyMetadata
-from hunger_rl.policies.registry import make_policy
+from hunger_rl.policies.registry import make_policy, mixture_members
 from hunger_rl.training.games import SELF_PLAY
 
 # Each member's record forgets with a memory of about this many results, so that ``p`` follows
@@ -62,6 +62,7 @@ class League:
                              f"{dict(weights)}")
         if pfsp_exponent < 0:
             raise ValueError(f"pfsp_exponent must be >= 0, got {pfsp_exponent}")
+        weights = league_members(weights, num_players)
         self.named = [member for member in weights if member != SELF_PLAY]
         self.named_weights = np.array([weights[k] for k in self.named], float)
         self.self_weight = float(weights.get(SELF_PLAY, 0.0))
@@ -201,6 +202,21 @@ class League:
         for number, entry in zip(self.pool, snapshots, strict=True):
             self.records[number] = [float(v) for v in entry]
         self._candidates = None
+
+
+def league_members(weights: Mapping[str, float], num_players: int) -> dict[str, float]:
+    """``weights`` with every mixture (``mix:PATH``, or a shipped agent that is one) replaced by
+    its members, each weighed by the mixture's weight times its share of the mixture: a seat
+    drawn per show from these plays what a seat of the mixture would (one member a show)."""
+    members: dict[str, float] = {}
+    for spec, weight in weights.items():
+        mixture = None if spec == SELF_PLAY else mixture_members(spec, "hunger_show",
+                                                                 num_players)
+        parts = [(spec, 1.0)] if mixture is None else mixture
+        total = sum(share for _, share in parts)
+        for member, share in parts:
+            members[member] = members.get(member, 0.0) + weight * share / total
+    return members
 
 
 def batched_network(spec: str, num_players: int) -> LearnedPolicy:
