@@ -77,8 +77,11 @@ VEC_ENV_KINDS = ("dummy", "subprocess")
 LEARNING_RATE_SCHEDULES = ("constant", "linear")
 BACKENDS = ("sb3", "rllib", "expert_iteration", "exploiter_league")
 # How the exploiter league splits its population's share of the seats
-# (``ExploiterLeagueConfig.meta_solver``).
-META_SOLVERS = ("uniform", "pfsp")
+# (``ExploiterLeagueConfig.meta_solver``): uniform and pfsp for a trained main agent, uniform and
+# nash for a mixture.
+META_SOLVERS = ("uniform", "pfsp", "nash")
+# What the exploiter league's main agent is (``ExploiterLeagueConfig.main``).
+LEAGUE_MAINS = ("trained", "mixture")
 # What expert iteration fits (``ExpertIterationConfig.fit``).
 FITS = ("policy_and_value", "value")
 # Who plays expert iteration's games (``ExpertIterationConfig.players``).
@@ -358,6 +361,11 @@ class ExploiterLeagueConfig:
     exploiter against the main agent, adds it to the main agent's opponents and trains the main
     agent on against them, so that what a best response finds is trained away."""
 
+    main: str = setting(
+        "trained", "trained: the main agent trains by PPO against the population each "
+        "generation; mixture (PSRO): the main agent is a mixture of the start and every "
+        "exploiter so far, one drawn per game and seat by the meta_solver's weights, and nothing "
+        "but the exploiters trains", choices=LEAGUE_MAINS)
     start_recipe: str | None = setting(
         None, "null: the first main agent is network.start's; or a config (a shipped config's "
         "name or a file: the sb3 backend, this game and player count, the same network) that is "
@@ -384,7 +392,11 @@ class ExploiterLeagueConfig:
         "pfsp", "how the population's share is split: uniform (equally, drawn by the weights "
         "alone: opponents.pfsp_exponent 0) or pfsp (equally, then reweighted with every other "
         "member by the league's prioritised fictitious self-play: opponents.pfsp_exponent > 0, "
-        "the main agent meeting most the exploiters that beat it)", choices=META_SOLVERS)
+        "the main agent meeting most the exploiters that beat it); for main: mixture, uniform "
+        "(fictitious play) or nash (2 players: the equilibrium of the members' payoff matrix, "
+        "payoff_games a pair)", choices=META_SOLVERS)
+    payoff_games: int = setting(200, "meta_solver nash: seat-rotated games between each pair "
+                                "of members", low=2, high=10**6)
     temperature: float = setting(
         1.0, "the main agent plays, is exploited and is measured sampling from its softmax at "
         "this temperature (sample:T:SPEC; 0: its argmax)", low=0, high=100)
@@ -853,14 +865,15 @@ def _check_consistency(config: TrainConfig) -> None:
     if config.env.batched:
         playable = trainer.batched_opponents
         others = [spec for spec in config.opponents.weights if spec not in playable]
-        if others and trainer.league:  # the league seats trained networks too
-            from hunger_rl.training.league import batched_network
+        if others and trainer.league:  # the league seats trained networks and mixtures too
+            from hunger_rl.training.league import batched_network, league_members
 
-            for spec in others:
-                try:
+            try:
+                members = league_members(dict.fromkeys(others, 1.0), config.num_players)
+                for spec in (member for member in members if member not in playable):
                     batched_network(spec, config.num_players)
-                except ValueError as error:
-                    raise ValueError(f"opponents.weights: {error}") from error
+            except ValueError as error:
+                raise ValueError(f"opponents.weights: {error}") from error
         elif others:
             raise ValueError(
                 f"opponents.weights: env.batched plays only {list(playable)} "
@@ -958,7 +971,17 @@ def _check_exploiter_league(config: TrainConfig) -> None:
         raise ValueError("exploiter_league.start_recipe trains the first main agent, "
                          "network.start names one: set one of them to null")
     pfsp = config.opponents.pfsp_exponent > 0
-    if (settings.meta_solver == "pfsp") != pfsp:
+    if settings.main == "mixture":
+        if settings.meta_solver == "pfsp":
+            raise ValueError("exploiter_league.meta_solver pfsp reweighs a trained main "
+                             "agent's opponents; a mixture's is uniform or nash")
+        if settings.meta_solver == "nash" and config.num_players != 2:
+            raise ValueError(f"exploiter_league.meta_solver nash solves a 2-player game's "
+                             f"payoff matrix; {config.num_players} players: use uniform")
+    elif settings.meta_solver == "nash":
+        raise ValueError("exploiter_league.meta_solver nash weighs a mixture's members: it "
+                         "needs exploiter_league.main: mixture")
+    elif (settings.meta_solver == "pfsp") != pfsp:
         raise ValueError(f"exploiter_league.meta_solver {settings.meta_solver} needs "
                          f"opponents.pfsp_exponent {'> 0' if not pfsp else '0'}, got "
                          f"{config.opponents.pfsp_exponent}")
