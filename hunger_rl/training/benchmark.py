@@ -86,6 +86,10 @@ EXPLOIT_FOLDER = "exploit"
 LIBRARIES = ("numpy", "numba", "gymnasium", "pettingzoo", "safetensors", "torch",
              "stable-baselines3", "sb3-contrib")
 PRETRAINED = re.compile(r"pretrained:([A-Za-z0-9_]+)")
+# The keys of a shipped agent's catalogue entry that describe it without changing how it plays
+# (its measured strength among them, which scripts/pretrained_strength.py rewrites).
+CATALOGUE_DESCRIPTIONS = {"description", "config", "network_strength", "strength",
+                          "cost_ms_per_move"}
 
 
 @dataclass(frozen=True)
@@ -204,8 +208,8 @@ def run_benchmark(spec: str, game: str, num_players: int, out: str | Path,
                 "spec": spec, "game": game, "num_players": num_players, "exploit": exploit,
                 "overrides": overrides}
     partial = resumed_partial(out / PARTIAL_FILE, identity)
-    done = {row["table"]: row for row in partial["tables"]}
-    remaining = [table for table in tables if table.name not in done]
+    finished = {row["table"] for row in partial["tables"]}
+    remaining = [table for table in tables if table.name not in finished]
     bar = tqdm(total=len(tables), initial=len(tables) - len(remaining), desc="benchmark tables",
                unit="table", disable=not progress, file=sys.stderr)
     with bar:
@@ -301,13 +305,23 @@ def run_exploiter(spec: str, game: str, num_players: int, out: Path, recipe: Pat
 
 
 def shipped_agent_digests(specs: list[str]) -> dict[str, str]:
-    """SHA-256 of the weights of every shipped agent ``specs`` name: a table against a shipped
-    agent measures those weights, which a retrained agent replaces."""
+    """A SHA-256 of every shipped agent ``specs`` name: of its catalogue entry (how it plays:
+    a temperature, a search; not ``CATALOGUE_DESCRIPTIONS``) and of its files (its weights,
+    and any file of the package named after it): a table against a shipped agent measures
+    these, which a retrained one replaces."""
+    from hunger_rl.policies.pretrained import catalogue
+
+    package = resources.files("hunger_rl.pretrained")
     names = sorted({name for spec in specs for name in PRETRAINED.findall(spec)})
     digests = {}
     for name in names:
-        weights = resources.files("hunger_rl.pretrained").joinpath(f"{name}.safetensors")
-        digests[f"pretrained:{name}"] = hashlib.sha256(weights.read_bytes()).hexdigest()
+        playing = {key: value for key, value in catalogue()[name].items()
+                   if key not in CATALOGUE_DESCRIPTIONS}
+        digest = hashlib.sha256(json.dumps(playing, sort_keys=True).encode())
+        for file in sorted(package.iterdir(), key=lambda file: file.name):
+            if file.name.startswith((f"{name}.", f"{name}_")):
+                digest.update(file.name.encode() + file.read_bytes())
+        digests[f"pretrained:{name}"] = digest.hexdigest()
     return digests
 
 
