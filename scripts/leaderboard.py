@@ -34,6 +34,8 @@ from hunger_rl.training.benchmark import (
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "docs" / "leaderboard"
 PAGE = ROOT / "docs" / "leaderboard.md"
+# Where --rerun runs an entry's command (the folder its run folder's default name is under).
+RUNS_ROOT = ROOT
 REGENERATE = "python scripts/leaderboard.py"
 
 
@@ -61,7 +63,7 @@ def rerun(name: str) -> None:
         known = ", ".join(p.stem for p in sorted(RESULTS.glob("*.json")))
         raise SystemExit(f"no entry {name!r}; the entries: {known}")
     result = json.loads(path.read_text())
-    out = ROOT / default_out(result["spec"], result["game"], result["num_players"])
+    out = RUNS_ROOT / default_out(result["spec"], result["game"], result["num_players"])
     shutil.rmtree(out, ignore_errors=True)  # a fresh run, not a resumed one of older weights
     words = shlex.split(result["command"])[1:] + ["--out", str(out)]
     if hunger_rl(words) != 0:

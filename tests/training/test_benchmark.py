@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -254,3 +255,29 @@ def test_a_card_without_the_exploiter_needs_no_torch(tmp_path):
                           timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_rerun_runs_the_entry_s_own_command_afresh_and_refiles_it(tmp_path, monkeypatch):
+    folder = tmp_path / "leaderboard"
+    shutil.copytree(leaderboard.RESULTS, folder)
+    monkeypatch.setattr(leaderboard, "RESULTS", folder)
+    monkeypatch.setattr(leaderboard, "RUNS_ROOT", tmp_path)
+    name, entry = next(iter(benchmark.read_entries(folder).items()))
+    out = tmp_path / benchmark.default_out(entry["spec"], entry["game"], entry["num_players"])
+    out.mkdir(parents=True)
+    (out / PARTIAL_FILE).write_text("{}")  # a stopped run of earlier weights: not resumed
+    commands = []
+
+    def hunger_rl(words):
+        commands.append(words)
+        assert not out.exists()
+        out.mkdir()
+        (out / RESULT_FILE).write_text(json.dumps(dict(entry, score=9.876)))
+        return 0
+
+    monkeypatch.setattr(leaderboard, "hunger_rl", hunger_rl)
+    leaderboard.rerun(name)
+    assert commands == [shlex.split(entry["command"])[1:] + ["--out", str(out)]]
+    assert json.loads((folder / f"{name}.json").read_text())["score"] == 9.876
+    with pytest.raises(SystemExit, match="no entry 'nonsense'; the entries: "):
+        leaderboard.rerun("nonsense")
