@@ -174,9 +174,9 @@ def test_policies_command_lists_every_spec(capsys):
     assert specs == ["random", "greedy", "expert", "crowd", "ismcts:N", "smmcts:N", "smmcts:N:SPEC",
                      "smmcts:N:rm",
                      "pretrained:hunger_show_4p", "PATH", "argmax:SPEC", "sample:SPEC",
-                     "python:MODULE:NAME", "sb3:PATH"]
+                     "mix:PATH", "python:MODULE:NAME", "sb3:PATH"]
     assert all(len(line.split(maxsplit=1)) == 2 for line in lines)
-    assert [s for s, _ in describe_specs("hungry", 3)][-7:] == [
+    assert [s for s, _ in describe_specs("hungry", 3)][-8:] == [
         "pretrained:hungry_3p", "pretrained:hungry_3p:network", "PATH", "argmax:SPEC",
-        "sample:SPEC", "python:MODULE:NAME", "sb3:PATH"]
+        "sample:SPEC", "mix:PATH", "python:MODULE:NAME", "sb3:PATH"]
     assert "search:N" in [s for s, _ in describe_specs("hungry", 2)]
