@@ -13,8 +13,7 @@ agent's own name; with ``"guided": false`` it plays the search without its netwo
 expert once the deck is empty (``search:N:beliefs``). An entry with a ``temperature`` T > 0 (and
 no search) samples from its network's softmax at T, a mixed strategy (``policies.learned``);
 without one it plays the argmax. ``pretrained:NAME:network`` is the network alone, playing its
-argmax, for every agent but a mixture: an entry with a ``mixture`` (a mixture file in the
-package, ``policies.mixture``) plays one of its member networks per game, drawn by weight.
+argmax, for every agent.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 PREFIX = "pretrained:"
@@ -47,21 +45,9 @@ def pretrained_names(game: str, num_players: int | None = None) -> list[str]:
             if entry["game"] == game and num_players in (None, entry["num_players"])]
 
 
-def mixture_file(argument: str, game: str, num_players: int) -> Path | None:
-    """The mixture file of the shipped agent ``pretrained:ARGUMENT`` if it is a mixture (an
-    entry's ``mixture``: a file in the package, ``policies.mixture``), else None."""
-    name, part, entry = _entry(argument, game, num_players)
-    if "mixture" not in entry:
-        return None
-    if part:
-        raise ValueError(f"{PREFIX}{name} is a mixture of networks: it has no single "
-                         f"{NETWORK} ({PREFIX}{name} plays the mixture)")
-    return Path(str(resources.files("hunger_rl.pretrained").joinpath(entry["mixture"])))
-
-
-def _entry(argument: str, game: str, num_players: int) -> tuple[str, str, dict[str, Any]]:
-    """The name, the part after it and the catalogue entry of ``pretrained:ARGUMENT``,
-    checked against the game and player count."""
+def load_pretrained(argument: str, game: str, num_players: int):
+    """The shipped agent of ``pretrained:ARGUMENT`` (``NAME`` or ``NAME:network``) as a
+    policy; a clear error for an unknown or unfit one."""
     name, _, part = argument.partition(":")
     if part not in ("", NETWORK):
         raise ValueError(f"{PREFIX}{argument}: unknown part {part!r} after the agent's name; "
@@ -75,13 +61,6 @@ def _entry(argument: str, game: str, num_players: int) -> tuple[str, str, dict[s
         fitting = ", ".join(PREFIX + n for n in pretrained_names(game, num_players)) or "none"
         raise ValueError(f"{PREFIX}{name} plays {entry['game']} with {entry['num_players']} "
                          f"players, not {game} with {num_players}; for that: {fitting}")
-    return name, part, entry
-
-
-def load_pretrained(argument: str, game: str, num_players: int):
-    """The shipped agent of ``pretrained:ARGUMENT`` (``NAME`` or ``NAME:network``) as a
-    policy; a clear error for an unknown or unfit one (a mixture: ``mixture_file``)."""
-    name, part, entry = _entry(argument, game, num_players)
     from hunger_rl.policies.learned import load_policy
 
     weights = resources.files("hunger_rl.pretrained").joinpath(f"{name}.safetensors")

@@ -170,29 +170,18 @@ def make_policy(spec: str, game: str, num_players: int) -> Policy:
     if entry is not None and (entry.count_keyword or not argument):
         return entry.make(spec, argument)
     if name == "pretrained" and argument:
-        from hunger_rl.policies.pretrained import load_pretrained, mixture_file
+        from hunger_rl.policies.pretrained import load_pretrained
 
-        mixture = mixture_file(argument, game, num_players)
-        if mixture is not None:
-            return _mixture(spec, mixture, game, num_players)
         return load_pretrained(argument, game, num_players)
     if _looks_like_path(spec):
         return _load_checkpoint(spec, game, num_players)
     raise ValueError(f"unknown policy spec {spec!r} for {game}; {_valid_specs_text(game)}")
 
 
-def mixture_members(spec: str, game: str, num_players: int) -> list[tuple[str, float]] | None:
-    """The (spec, weight) members of a mixture: ``mix:PATH``, or a shipped agent that is one;
-    None for any other spec."""
+def mixture_members(spec: str) -> list[tuple[str, float]] | None:
+    """The (spec, weight) members of a mixture spec ``mix:PATH``; None for any other spec."""
     name, _, argument = spec.partition(":")
-    if name == MIX:
-        return read_mixture(argument)
-    if name == "pretrained" and argument:
-        from hunger_rl.policies.pretrained import mixture_file
-
-        mixture = mixture_file(argument, game, num_players)
-        return None if mixture is None else read_mixture(mixture)
-    return None
+    return read_mixture(argument) if name == MIX else None
 
 
 def _mixture(spec: str, path: Path, game: str, num_players: int) -> Policy:
@@ -201,7 +190,7 @@ def _mixture(spec: str, path: Path, game: str, num_players: int) -> Policy:
     members = read_mixture(path)
     policies = []
     for member, _ in members:
-        if mixture_members(member, game, num_players) is not None:
+        if mixture_members(member) is not None:
             raise ValueError(f"{spec!r}: member {member!r} is a mixture itself; list its "
                              "members instead")
         try:

@@ -869,7 +869,7 @@ def _check_consistency(config: TrainConfig) -> None:
             from hunger_rl.training.league import batched_network, league_members
 
             try:
-                members = league_members(dict.fromkeys(others, 1.0), config.num_players)
+                members = league_members(dict.fromkeys(others, 1.0))
                 for spec in (member for member in members if member not in playable):
                     batched_network(spec, config.num_players)
             except ValueError as error:

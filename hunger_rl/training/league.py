@@ -62,7 +62,7 @@ class League:
                              f"{dict(weights)}")
         if pfsp_exponent < 0:
             raise ValueError(f"pfsp_exponent must be >= 0, got {pfsp_exponent}")
-        weights = league_members(weights, num_players)
+        weights = league_members(weights)
         self.named = [member for member in weights if member != SELF_PLAY]
         self.named_weights = np.array([weights[k] for k in self.named], float)
         self.self_weight = float(weights.get(SELF_PLAY, 0.0))
@@ -204,14 +204,13 @@ class League:
         self._candidates = None
 
 
-def league_members(weights: Mapping[str, float], num_players: int) -> dict[str, float]:
-    """``weights`` with every mixture (``mix:PATH``, or a shipped agent that is one) replaced by
-    its members, each weighed by the mixture's weight times its share of the mixture: a seat
-    drawn per show from these plays what a seat of the mixture would (one member a show)."""
+def league_members(weights: Mapping[str, float]) -> dict[str, float]:
+    """``weights`` with every mixture (``mix:PATH``) replaced by its members, each weighed by
+    the mixture's weight times its share of the mixture: a seat drawn per show from these plays
+    what a seat of the mixture would (one member a show)."""
     members: dict[str, float] = {}
     for spec, weight in weights.items():
-        mixture = None if spec == SELF_PLAY else mixture_members(spec, "hunger_show",
-                                                                 num_players)
+        mixture = mixture_members(spec)
         parts = [(spec, 1.0)] if mixture is None else mixture
         total = sum(share for _, share in parts)
         for member, share in parts:

@@ -119,7 +119,7 @@ def test_a_mixture_spec_plays_reproducibly_by_seed(tmp_path):
 def test_the_league_seats_a_mixture_as_its_members_with_their_share(tmp_path):
     path = write_mixture(tmp_path / "mix.json", [{"spec": "expert", "weight": 1},
                                                  {"spec": "greedy", "weight": 3}])
-    weights = league_members({f"mix:{path}": 2.0, "crowd": 1.0, "greedy": 0.5}, 2)
+    weights = league_members({f"mix:{path}": 2.0, "crowd": 1.0, "greedy": 0.5})
     assert weights == {"expert": 0.5, "greedy": 2.0, "crowd": 1.0}
     league = League({f"mix:{path}": 2.0, "crowd": 1.0}, num_players=2)
     members, chances = league.candidates()
