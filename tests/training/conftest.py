@@ -1,3 +1,5 @@
+import contextlib
+
 import pytest
 
 
@@ -19,6 +21,27 @@ class Killed(Exception):
 
 def _kill(*args):
     raise Killed
+
+
+@contextlib.contextmanager
+def killed_at_checkpoint(monkeypatch, number: int):
+    """Inside the block, the trainer is killed right after the ``number``-th checkpoint any run
+    writes before its end (where it goes on to start the games afresh); the block expects it."""
+    from hunger_rl.training import train as train_module
+
+    calls = []
+    original = train_module._start_games_afresh
+
+    def kill_at_the_number(*args):
+        calls.append(1)
+        if len(calls) == number:
+            raise Killed
+        return original(*args)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(train_module, "_start_games_afresh", kill_at_the_number)
+        with pytest.raises(Killed):
+            yield
 
 
 @pytest.fixture
