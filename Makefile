@@ -55,7 +55,7 @@ run: $(STAMP)
 	$(BIN)/hunger-rl train quick_hungry_2p --beside pretrained:hungry_2p:network --out runs/make_run
 
 test: $(INTEROP_STAMP) $(BROWSER_STAMP) $(OPENSPIEL_STAMP) $(DOCS_STAMP)
-	$(BIN)/python -m pytest -q -n auto -m "not slow"
+	$(BIN)/python -m pytest -q -n auto -m "not slow" --durations=10
 
 test-slow: $(INTEROP_STAMP)
 	$(BIN)/python -m pytest -q -n auto -m slow
