@@ -4,19 +4,15 @@ figures are the same games `evaluate` plays with the seed it names."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
+from scripts_under_test import load_script
 
 from hunger_rl.arena.evaluation import evaluate
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "hunger_show_robustness.py"
-spec = importlib.util.spec_from_file_location("hunger_show_robustness", SCRIPT)
-robustness = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(robustness)
+robustness = load_script("hunger_show_robustness")
 
 
 def test_table_labels_name_every_seat_but_the_agents():

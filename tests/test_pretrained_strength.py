@@ -4,15 +4,10 @@ each move once)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
+from scripts_under_test import load_script
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "pretrained_strength.py"
-spec = importlib.util.spec_from_file_location("pretrained_strength", SCRIPT)
-pretrained_strength = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(pretrained_strength)
+pretrained_strength = load_script("pretrained_strength")
 
 
 def test_search_labels():

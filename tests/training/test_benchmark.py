@@ -5,7 +5,6 @@ files (scripts/leaderboard.py)."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import shlex
 import shutil
@@ -14,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from scripts_under_test import load_script
 
 from hunger_rl.cli import main
 from hunger_rl.training import benchmark
@@ -37,10 +37,7 @@ from hunger_rl.training.benchmark import (
 PINNED_DIGESTS = {"v1": "ff8d418f9be14ae2ee90921df09ce0f26ca7102d3e3507c63d77dfe157508db8"}
 TINY_RECIPE = Path(__file__).with_name("tiny_exploit_hungry.yaml")
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "leaderboard.py"
-_spec = importlib.util.spec_from_file_location("leaderboard", SCRIPT)
-leaderboard = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(leaderboard)
+leaderboard = load_script("leaderboard")
 
 # A cheap card: HUNGER at 2 players, two games a table (the override marks it not-protocol).
 GAME, PLAYERS, SPEC, GAMES = "hunger_show", 2, "greedy", 2

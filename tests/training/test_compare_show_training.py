@@ -4,7 +4,6 @@ configs it derives; the CPU sets it refuses. scripts/profile_show_training.py: e
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from scripts_under_test import load_script
 
 from hunger_rl.arena.evaluation import evaluate
 from hunger_rl.configs import config_path
@@ -25,10 +25,7 @@ GAMES = 8
 
 
 def script_module(name: str = "compare_show_training"):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(name)
 
 
 def tiny_config(folder: Path, name: str, env: dict) -> Path:
