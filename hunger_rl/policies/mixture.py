@@ -44,13 +44,13 @@ def read_mixture(path: str | Path) -> list[tuple[str, float]]:
                          "member")
     specs = []
     for index, member in enumerate(members):
-        specs.append(member_spec(path, index, member))
+        specs.append(_member_spec(path, index, member))
     if not sum(weight for _, weight in specs) > 0:
         raise ValueError(f"mixture file {path}: the members' weights sum to 0")
     return specs
 
 
-def member_spec(path: Path, index: int, member: Any) -> tuple[str, float]:
+def _member_spec(path: Path, index: int, member: Any) -> tuple[str, float]:
     where = f"mixture file {path}, member {index}"
     if not isinstance(member, dict) or set(member) - MEMBER_KEYS:
         raise ValueError(f"{where}: a member is an object of {sorted(MEMBER_KEYS)}, got "
@@ -74,9 +74,13 @@ def member_spec(path: Path, index: int, member: Any) -> tuple[str, float]:
     if (isinstance(temperature, bool) or not isinstance(temperature, (int, float))
             or not math.isfinite(temperature) or temperature < 0):
         raise ValueError(f"{where}: temperature must be a number >= 0, got {temperature!r}")
-    located = str(path.parent / file)
-    return (f"sample:{temperature:g}:{located}" if temperature else f"argmax:{located}",
-            float(weight))
+    return played_at(str(path.parent / file), temperature), float(weight)
+
+
+def played_at(network: str, temperature: float) -> str:
+    """The spec of the trained network ``network`` (a policy file or spec) playing its argmax
+    (``temperature`` 0) or sampling from its softmax at ``temperature``."""
+    return f"sample:{temperature:g}:{network}" if temperature else f"argmax:{network}"
 
 
 def write_mixture(path: str | Path, members: list[dict[str, Any]]) -> Path:

@@ -866,12 +866,10 @@ def _check_consistency(config: TrainConfig) -> None:
         playable = trainer.batched_opponents
         others = [spec for spec in config.opponents.weights if spec not in playable]
         if others and trainer.league:  # the league seats trained networks and mixtures too
-            from hunger_rl.training.league import batched_network, league_members
+            from hunger_rl.training.league import check_seatable
 
             try:
-                members = league_members(dict.fromkeys(others, 1.0))
-                for spec in (member for member in members if member not in playable):
-                    batched_network(spec, config.num_players)
+                check_seatable(others, config.num_players)
             except ValueError as error:
                 raise ValueError(f"opponents.weights: {error}") from error
         elif others:

@@ -28,7 +28,7 @@ samples drawn from the env's seeded generator.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -216,6 +216,15 @@ def league_members(weights: Mapping[str, float]) -> dict[str, float]:
         for member, share in parts:
             members[member] = members.get(member, 0.0) + weight * share / total
     return members
+
+
+def check_seatable(specs: Iterable[str], num_players: int) -> None:
+    """Every spec is one the league seats at ``num_players``: a compiled kind, ``self``, a
+    trained network, or a mixture of those; else a ``ValueError`` naming the first that is
+    not."""
+    for member in league_members(dict.fromkeys(specs, 1.0)):
+        if member not in (*POLICY_KINDS, SELF_PLAY):
+            batched_network(member, num_players)
 
 
 def batched_network(spec: str, num_players: int) -> LearnedPolicy:
