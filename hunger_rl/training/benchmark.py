@@ -47,6 +47,7 @@ from typing import Any
 from tqdm import tqdm
 
 from hunger_rl.arena.evaluation import evaluate
+from hunger_rl.policies.learned import write_atomically
 from hunger_rl.policies.registry import make_policy
 
 PROTOCOL_VERSION = "v1"
@@ -351,9 +352,7 @@ def cpu_model() -> str:
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
     """Write ``data`` whole or not at all: a stop midway leaves the previous file."""
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(data, indent=1) + "\n")
-    temporary.replace(path)
+    write_atomically(path, json.dumps(data, indent=1) + "\n")
 
 
 def without_machine_fields(result: dict[str, Any]) -> dict[str, Any]:
