@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from hunger_rl.engines import hunger_show, hungry
+
 
 @dataclass(frozen=True)
 class GameSpec:
@@ -89,9 +91,9 @@ GAMES: dict[str, GameSpec] = {
             name="hungry",
             module="hunger_rl.envs.hungry_v0",
             api="aec",
-            min_players=2,
-            max_players=4,
-            default_players=2,
+            min_players=hungry.MIN_PLAYERS,
+            max_players=hungry.MAX_PLAYERS,
+            default_players=hungry.DEFAULT_PLAYERS,
             score_attribute="totals",
             score_label="mean total",
             public_view="hunger_rl.engines.hungry.view:view_from_observation",
@@ -100,9 +102,9 @@ GAMES: dict[str, GameSpec] = {
             name="hunger_show",
             module="hunger_rl.envs.hunger_show_v0",
             api="parallel",
-            min_players=2,
-            max_players=6,
-            default_players=4,
+            min_players=hunger_show.MIN_PLAYERS,
+            max_players=hunger_show.MAX_PLAYERS,
+            default_players=hunger_show.DEFAULT_PLAYERS,
             score_attribute="ranking_keys",
             score_label="mean raft sets",
             full_decision_option=("decision_mode", "agents"),

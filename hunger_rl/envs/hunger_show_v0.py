@@ -246,6 +246,7 @@ from typing import Any, TextIO
 
 from pettingzoo import AECEnv
 
+from hunger_rl.engines.hunger_show import DEFAULT_PLAYERS
 from hunger_rl.engines.hunger_show.decisions import DefaultDecisions
 from hunger_rl.engines.hunger_show.engine import ShowConfig, ShowGame, day_log_text
 from hunger_rl.engines.hunger_show.full_decisions import describe_action
@@ -303,7 +304,7 @@ def env(illegal_action: str = "raise", **kwargs: Any) -> OrderEnforcer:
     return OrderEnforcer(view)
 
 
-def demo(num_players: int = 4, seed: int = 0, out: TextIO | None = None) -> None:
+def demo(num_players: int = DEFAULT_PLAYERS, seed: int = 0, out: TextIO | None = None) -> None:
     """Print one game of uniformly random legal picks, day by day."""
     out = out or sys.stdout
     game_env = parallel_env(num_players=num_players, render_mode="ansi")

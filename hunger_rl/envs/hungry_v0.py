@@ -112,6 +112,7 @@ from typing import Any, TextIO
 import numpy as np
 from pettingzoo import AECEnv
 
+from hunger_rl.engines.hungry import DEFAULT_PLAYERS
 from hunger_rl.engines.hungry.engine import (
     COLOURS,
     NUM_ACTIONS,
@@ -175,7 +176,7 @@ def env(illegal_action: str = "raise", **kwargs: Any) -> AECEnv:
     return OrderEnforcer(wrapped)
 
 
-def demo(num_players: int = 2, seed: int = 0, out: TextIO | None = None) -> None:
+def demo(num_players: int = DEFAULT_PLAYERS, seed: int = 0, out: TextIO | None = None) -> None:
     """Print one game of uniformly random legal plays, turn by turn, then the final table."""
     out = out if out is not None else sys.stdout
     game_env = raw_env(num_players=num_players, render_mode="ansi")

@@ -28,14 +28,18 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from hunger_rl.engines.hunger_show import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
 from hunger_rl.engines.hunger_show.determinisation import (
-    MAX_PLAYERS,
-    MIN_PLAYERS,
     players_of,
     resampled_show,
     show_from_observation,
 )
-from hunger_rl.engines.hunger_show.engine import ShowConfig, ShowGame, day_log_text
+from hunger_rl.engines.hunger_show.engine import (
+    OPTION_DEFAULTS,
+    ShowConfig,
+    ShowGame,
+    day_log_text,
+)
 from hunger_rl.engines.hunger_show.observation import (
     NUM_CHOICES,
     observation_buffer,
@@ -68,9 +72,16 @@ from hunger_rl.openspiel.states import (
 )
 
 SHORT_NAME = "python_hunger_show"
-# ``unpleasant=-1`` takes the preset's count (``ShowConfig(unpleasant=None)``).
-DEFAULT_PARAMETERS = {"players": 4, "events": "standard", "deck_size": 10, "unpleasant": -1,
-                      "end_window": 4, "characters": False, "seed": -1, "turn_based": False}
+# ``unpleasant=-1`` takes the preset's count (``ShowConfig(unpleasant=None)``): an OpenSpiel
+# parameter cannot be None.
+PRESET_UNPLEASANT = -1
+# The show's options with ``ShowConfig``'s defaults (``OPTION_DEFAULTS``), then the game's own.
+DEFAULT_PARAMETERS = {
+    "players": DEFAULT_PLAYERS,
+    **{name: PRESET_UNPLEASANT if value is None else value
+       for name, value in OPTION_DEFAULTS.items()},
+    "seed": -1, "turn_based": False,
+}
 # What a serialised state holds besides the game's name (``openspiel.states``).
 STATE_FIELDS = ("deal_seed", "history", "show", "picks", "last_event")
 # What an eliminated player may send in a joint action.
@@ -121,10 +132,11 @@ class HungerShowGame(pyspiel.Game):
         if not MIN_PLAYERS <= params["players"] <= MAX_PLAYERS:
             raise InvalidValueError(f"{SHORT_NAME}: players must be {MIN_PLAYERS} to "
                                     f"{MAX_PLAYERS} (S1), got {params['players']}")
-        unpleasant = None if params["unpleasant"] == -1 else params["unpleasant"]
+        options = {name: params[name] for name in OPTION_DEFAULTS}
+        if options["unpleasant"] == PRESET_UNPLEASANT:
+            options["unpleasant"] = None
         try:
-            self.config = ShowConfig(params["players"], params["events"], params["deck_size"],
-                                     unpleasant, params["end_window"], params["characters"])
+            self.config = ShowConfig(params["players"], **options)
         except InvalidValueError as error:
             raise InvalidValueError(f"{SHORT_NAME}: {error}") from None
         if params["seed"] < -1:

@@ -18,12 +18,11 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
+from hunger_rl.engines.hungry import DEFAULT_PLAYERS, MAX_PLAYERS, MIN_PLAYERS
 from hunger_rl.engines.hungry.engine import (
     COPIES_PER_TYPE,
     DECK_SIZE,
     HAND_SIZE,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
     NUM_ACTIONS,
     NUM_CARD_TYPES,
     REMOVED_CARDS,
@@ -49,7 +48,7 @@ from hunger_rl.openspiel.states import (
 
 SHORT_NAME = "python_hungry"
 RANDOM_FIRST = "random"
-DEFAULT_PARAMETERS = {"players": 2, "first_player": "player_0", "tied_second": "next"}
+DEFAULT_PARAMETERS = {"players": DEFAULT_PLAYERS, "first_player": "player_0", "tied_second": "next"}
 # What a serialised state holds besides the game's name (``openspiel.states``).
 STATE_FIELDS = ("history",)
 # Every card of the 50 is a chance outcome once (removed, dealt or drawn), and the first

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from hunger_rl.engines.hunger_show import MAX_PLAYERS, MIN_PLAYERS
 from hunger_rl.engines.hunger_show.full_decisions import NUM_PICKS
 from hunger_rl.engines.hunger_show.observation import full_observation_layout, observation_layout
 from hunger_rl.engines.hunger_show.tokens import (
@@ -103,7 +104,7 @@ def _num_players(size: int, full_decisions: bool = False) -> int:
     """The player count of an observation vector of ``size`` entries. The two modes' lengths
     overlap (the full-decision vector of 3 players is as long as the default one of 5), so the
     mode comes from the observation's keys."""
-    for players in range(2, 7):
+    for players in range(MIN_PLAYERS, MAX_PLAYERS + 1):
         if size == (full_observation_layout(players)["counterpart"].stop if full_decisions
                     else observation_layout(players)["character"].stop):
             return players

@@ -16,6 +16,7 @@ from dataclasses import asdict
 
 import numpy as np
 
+from hunger_rl.engines.hunger_show import MAX_PLAYERS, MIN_PLAYERS
 from hunger_rl.engines.hunger_show.engine import ShowConfig, ShowGame
 from hunger_rl.engines.hunger_show.observation import (
     KNOWN_FIELDS,
@@ -40,8 +41,6 @@ from hunger_rl.engines.hunger_show.tokens import (
     token_table,
 )
 from hunger_rl.engines.validation import InvalidValueError
-
-MIN_PLAYERS, MAX_PLAYERS = 2, 6  # S1
 
 # Values a token of each category may have, and each raft type (kind, value).
 CATEGORY_VALUES = {FRUIT: (2, 3), CHICKEN: (1, 2, 4), CAN: (1, 2, 3, 4), COCONUT: (0, 1, 2)}

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Generator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from hunger_rl.engines.hunger_show import MAX_PLAYERS, MIN_PLAYERS
 from hunger_rl.engines.hunger_show.decisions import DefaultDecisions
 from hunger_rl.engines.hunger_show.full_decisions import PendingChoice, decision_steps
 from hunger_rl.engines.hunger_show.tokens import (
@@ -64,7 +66,7 @@ from hunger_rl.engines.validation import (
 SETUP_KEYS = ("leader", "piles", "coconuts", "event_deck", "characters", "holdings")
 DECISION_METHODS = ("take", "campsite_theft", "pick_thief", "pick_guard", "gift", "supper",
                     "reject", "ninja_hide")
-PLAYER_LABELS = tuple(f"player_{seat}" for seat in range(6))
+PLAYER_LABELS = tuple(f"player_{seat}" for seat in range(MAX_PLAYERS))
 PILE_LABELS = tuple(
     tuple(f"{LOCATION_NAMES[loc]}:{CATEGORY_NAMES[kind]}" for kind in range(3))
     for loc in range(4)
@@ -142,8 +144,9 @@ class ShowConfig:
 
     def __post_init__(self) -> None:
         num_players = check_int(self.num_players, "num_players")
-        if not 2 <= num_players <= 6:
-            raise RuleError(f"num_players must be 2 to 6 (S1), got {num_players}")
+        if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+            raise RuleError(f"num_players must be {MIN_PLAYERS} to {MAX_PLAYERS} (S1), got "
+                            f"{num_players}")
         check_choice(self.events, "events", tuple(EVENT_PRESETS))
         unpleasant = (EVENT_PRESETS[self.events] if self.unpleasant is None
                       else check_int(self.unpleasant, "unpleasant (S4)", 0, len(UNPLEASANT_CARDS)))
@@ -161,6 +164,12 @@ class ShowConfig:
     @property
     def num_locations(self) -> int:
         return num_locations(self.num_players)
+
+
+# Every option of a show but its player count, with its default: ``ShowConfig``'s, which the
+# env, the batched engine and the OpenSpiel game take as theirs.
+OPTION_DEFAULTS: Mapping[str, Any] = MappingProxyType(
+    {field.name: field.default for field in fields(ShowConfig) if field.name != "num_players"})
 
 
 def seat_of(key: Any, num_players: int, path: str) -> int:

@@ -18,6 +18,7 @@ from functools import cache
 
 import numpy as np
 
+from hunger_rl.engines.hungry import MAX_PLAYERS, MIN_PLAYERS
 from hunger_rl.engines.validation import (
     IllegalActionError,
     InvalidTypeError,
@@ -39,7 +40,6 @@ HOME, HOTEL = 0, 1
 REMOVED_CARDS = 2
 HAND_SIZE = 8
 TOTAL_PLAYS = DECK_SIZE - REMOVED_CARDS
-MIN_PLAYERS, MAX_PLAYERS = 2, 4
 HOTEL_POINTS = 5
 SECOND_PLACE_POINTS = 1
 TWO_HOMES_BONUS = 5

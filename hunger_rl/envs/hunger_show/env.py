@@ -17,6 +17,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
+from hunger_rl.engines.hunger_show import DEFAULT_PLAYERS
 from hunger_rl.engines.hunger_show.batched.show import CompiledShow
 from hunger_rl.engines.hunger_show.engine import (
     PLAYER_LABELS,
@@ -100,8 +101,11 @@ class ShowParallelEnv(ParallelEnv):
     metadata = {"name": "hunger_show_v0", "render_modes": ["human", "ansi", "rgb_array"],
                 "is_parallelizable": True}
 
-    def __init__(self, num_players: int = 4, events: str = "standard", deck_size: int = 10,
-                 unpleasant: int | None = None, end_window: int = 4, characters: bool = False,
+    def __init__(self, num_players: int = DEFAULT_PLAYERS, events: str = ShowConfig.events,
+                 deck_size: int = ShowConfig.deck_size,
+                 unpleasant: int | None = ShowConfig.unpleasant,
+                 end_window: int = ShowConfig.end_window,
+                 characters: bool = ShowConfig.characters,
                  decisions: Any = None, reward: str = "r1", render_mode: str | None = None,
                  illegal_action: str = "raise", action_mask: str = "observation",
                  eliminated: str = "leave", decision_mode: str = "objects"):

@@ -6,6 +6,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from hunger_rl.engines.hungry import DEFAULT_PLAYERS
 from hunger_rl.engines.hungry.engine import (
     NUM_ACTIONS,
     TIED_SECOND_RULES,
@@ -56,7 +57,7 @@ class HungryEnv(AECEnv):
 
     def __init__(
         self,
-        num_players: int = 2,
+        num_players: int = DEFAULT_PLAYERS,
         render_mode: str | None = None,
         reward: str = "win",
         first_player: str = "player_0",

@@ -250,9 +250,11 @@ class BatchedShow:
     batch of each count compiles (or loads from numba's cache) its own entry points.
     """
 
-    def __init__(self, num_players: int, batch_size: int, *, events: str = "standard",
-                 deck_size: int = 10, unpleasant: int | None = None, end_window: int = 4,
-                 characters: bool = False, decisions=None, reward: str = "r1",
+    def __init__(self, num_players: int, batch_size: int, *, events: str = ShowConfig.events,
+                 deck_size: int = ShowConfig.deck_size,
+                 unpleasant: int | None = ShowConfig.unpleasant,
+                 end_window: int = ShowConfig.end_window,
+                 characters: bool = ShowConfig.characters, decisions=None, reward: str = "r1",
                  decision_mode: str = "objects"):
         if decisions is not None:
             raise InvalidValueError("BatchedShow plays the default decisions (S19) only; "

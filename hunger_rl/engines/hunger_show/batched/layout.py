@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hunger_rl.engines.hunger_show import MAX_PLAYERS
 from hunger_rl.engines.hunger_show.tokens import (
     CHARACTERS,
     EVENT_CARD_NAMES,
@@ -20,7 +21,6 @@ from hunger_rl.engines.hunger_show.tokens import (
     token_table,
 )
 
-MAX_PLAYERS = 6
 CATEGORY, VALUE, RAFT_KIND, _ = (np.array(t, np.int64) for t in token_table(MAX_PLAYERS))
 MAX_TOKENS = len(CATEGORY)
 FRUIT, CHICKEN, RAFT, CAN, COCONUT = range(5)
