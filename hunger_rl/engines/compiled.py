@@ -7,7 +7,8 @@
   runtime calls. It cannot allocate; a function that allocates (scratch, a copy) uses
   :data:`jit_allocating` and holds the arrays for the functions it calls.
 - Seeds: :data:`MAX_SEED`, :func:`spread_seeds` (one seed into one per slot, the batched engines'
-  ``reset(seed=...)``) and :func:`check_seeds`.
+  ``reset(seed=...)``), :func:`check_seeds` and :func:`reset_seeds` (the batched engines'
+  ``reset(seed, seeds)``: one or the other).
 - SplitMix64 streams, one uint64 state per slot: :func:`splitmix_next`, :func:`random_below`,
   :func:`random_uniform`, :func:`splitmix_key`.
 - :func:`at`, unsigned indexing, and :func:`prefetch_for_write`, a cache hint.
@@ -144,6 +145,17 @@ def check_seeds(seeds: Any, count: int) -> np.ndarray:
         raise InvalidValueError(f"seeds must be in 0..{MAX_SEED}, got {array.min()} .. "
                                 f"{array.max()}")
     return array.astype(np.int64)
+
+
+def reset_seeds(seed: int | None, seeds: Any, count: int) -> np.ndarray:
+    """The ``count`` slot seeds of a batched engine's ``reset(seed=None, seeds=None)``:
+    ``seeds`` checked (:func:`check_seeds`), or else ``seed`` spread (:func:`spread_seeds`;
+    fresh entropy when None); not both."""
+    if seeds is None:
+        seeds = spread_seeds(seed, count)
+    elif seed is not None:
+        raise InvalidValueError("give seed or seeds, not both")
+    return check_seeds(seeds, count)
 
 
 # R1 (``engines.rewards.r1_reward``) compiled from the same source, for both batched engines.

@@ -40,12 +40,11 @@ import numpy as np
 
 from hunger_rl.engines.compiled import (
     MAX_SEED,
-    check_seeds,
     jit,
     r1_reward,
     random_below,
+    reset_seeds,
     splitmix_key,
-    spread_seeds,
 )
 from hunger_rl.engines.hungry.engine import (
     ACTION_RESORT,
@@ -568,12 +567,7 @@ class BatchedHungry:
         (:func:`~hunger_rl.engines.compiled.spread_seeds`; fresh entropy when None), not both.
         Each slot's later games come from its stream (module docstring).
         """
-        if seeds is None:
-            seeds = spread_seeds(seed, self.batch_size)
-        elif seed is not None:
-            raise InvalidValueError("give seed or seeds, not both")
-        seeds = check_seeds(seeds, self.batch_size)
-        for b, game_seed in enumerate(seeds.tolist()):
+        for b, game_seed in enumerate(reset_seeds(seed, seeds, self.batch_size).tolist()):
             self.deal(b, game_seed)
         out = self.outputs
         out.rewards[:] = 0

@@ -9,12 +9,11 @@ from typing import NamedTuple
 import numpy as np
 
 from hunger_rl.engines.compiled import (
-    check_seeds,
     jit,
     jit_allocating,
     prefetch_for_write,
     r1_reward,
-    spread_seeds,
+    reset_seeds,
 )
 from hunger_rl.engines.hunger_show.batched.day import play_day
 from hunger_rl.engines.hunger_show.batched.deal import deal_seeded, slot_seed
@@ -310,11 +309,7 @@ class BatchedShow:
         ``seeds``: one per show, in 0 .. MAX_SEED; or else ``seed`` spread into one per show
         (:func:`~hunger_rl.engines.compiled.spread_seeds`; fresh entropy when None), not both.
         """
-        if seeds is None:
-            seeds = spread_seeds(seed, self.batch_size)
-        elif seed is not None:
-            raise InvalidValueError("give seed or seeds, not both")
-        self.seeds[:] = check_seeds(seeds, self.batch_size)
+        self.seeds[:] = reset_seeds(seed, seeds, self.batch_size)
         self.shows_played[:] = 0
         out = self.outputs
         _reset_all(self.games, self.mt, self.seeds, self.rules, out.observations,
