@@ -1,6 +1,7 @@
-"""The batched engines' one contract (docs/architecture.md), checked on both through the same
-tests: the constructor, ``reset(seed=None, seeds=None)`` and its seed spreading, the meaning of
-every shared ``StepOutputs`` field, and the error family of refused input."""
+"""The batched engines' one contract (``engines.batched.BatchedEngine``, docs/architecture.md),
+checked on both through the same tests: the protocol's members, the constructor,
+``reset(seed=None, seeds=None)`` and its seed spreading, the meaning of every shared
+``StepOutputs`` field (``BatchOutputs``), and the error family of refused input."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from hunger_rl.engines.batched import BatchedEngine, BatchOutputs
 from hunger_rl.engines.compiled import MAX_SEED, spread_seeds
 from hunger_rl.engines.hunger_show.batched import BatchedShow
 from hunger_rl.engines.hungry.batched import BatchedHungry
@@ -21,9 +23,6 @@ from hunger_rl.engines.validation import (
     NotResetError,
 )
 from hunger_rl.envs import hunger_show_v0, hungry_v0
-
-SHARED_FIELDS = ("observations", "action_masks", "rewards", "terminated", "done",
-                 "final_observations", "winners")
 
 
 def hungry_first_observation(num_players: int, seed: int) -> np.ndarray:
@@ -64,6 +63,15 @@ def random_legal_actions(rng, masks):
     return np.argmax(rng.random(masks.shape) * masks, axis=-1)
 
 
+def test_both_engines_and_their_outputs_satisfy_the_protocols(engine):
+    batch = engine.make(engine.num_players, BATCH)
+    assert isinstance(batch, BatchedEngine)
+    assert isinstance(batch.outputs, BatchOutputs)
+    assert isinstance(batch.reset(seed=0), BatchOutputs)
+    assert batch.reset(seed=0) is batch.outputs  # reused, overwritten by each call
+    assert not isinstance(object(), BatchedEngine)
+
+
 def test_constructor_takes_players_then_batch_size_then_keyword_options(engine):
     parameters = list(inspect.signature(engine.make).parameters.values())
     assert [p.name for p in parameters[:2]] == ["num_players", "batch_size"]
@@ -101,8 +109,7 @@ def test_shared_outputs_mean_the_same_in_both_engines(engine):
     where done, rewards (R1) only where a seat left, and the ended game's next deal observed."""
     batch = engine.make(engine.num_players, BATCH)
     out = batch.reset(seed=3)
-    for field in SHARED_FIELDS:
-        assert hasattr(out, field), field
+    assert isinstance(out, BatchOutputs)
     assert out.rewards.shape == out.terminated.shape == out.winners.shape == (
         BATCH, engine.num_players)
     assert out.done.shape == (BATCH,) and out.done.dtype == out.terminated.dtype == np.bool_
