@@ -96,7 +96,7 @@ def test_a_stopped_evaluation_says_one_line_and_stops_its_workers(sent, to_group
 # The largest budget a spec may give (policies.registry.MAX_SPEC_COUNT): every move of the
 # search's seat seconds of playouts (tens on a busy machine), nearly all in compiled code.
 LONG_SEARCH = "search:100000"
-SEARCHING_SECONDS = 8.0  # after the game starts: numba's cache loaded, the playouts running
+SEARCHING_SECONDS = 4.0  # after the game starts: numba's cache loaded, the playouts running
 STOP_WITHIN_SECONDS = 3.0
 
 

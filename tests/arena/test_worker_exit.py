@@ -13,7 +13,7 @@ SCRIPT = """
 from hunger_rl.arena.evaluation import evaluate
 if __name__ == "__main__":
     for seed in range(2):
-        result = evaluate("hunger_show", 2, ["pretrained:hunger_show_2p", "crowd"], 100,
+        result = evaluate("hunger_show", 2, ["pretrained:hunger_show_2p", "crowd"], 20,
                           seed=seed, workers=2, progress=False)
         print(result.row("pretrained:hunger_show_2p").games)
 """
@@ -25,5 +25,5 @@ def test_a_finished_evaluation_prints_no_worker_traceback(tmp_path):
     done = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["100", "100"]
+    assert done.stdout.split() == ["20", "20"]
     assert done.stderr == ""
