@@ -2,9 +2,12 @@
 
 A config file is a mapping of the sections below; every key is optional except ``game`` and
 ``num_players``. Each field of the dataclasses below is declared with :func:`setting`: its type,
-default, bounds and meaning in one place. The validator reads them, and so does
-``docs/config.md``, the reference of every key, written by ``python -m
-hunger_rl.training.config`` (a test checks the file matches). A key that is not in the schema,
+default, bounds and meaning in one place, and what the key needs once it is set: the backends
+that read it and the other keys, mode or game it goes with (:class:`Rule`, :class:`Needs`). The
+validator reads them and makes its errors from them, and so does ``docs/config.md``, the
+reference of every key, written by ``python -m hunger_rl.training.config`` (a test checks the
+file matches); only the few rules that relate several keys beyond that are written out, each in
+a function named for what it guards. A key that is not in the schema,
 or a value of the wrong type or out of bounds, is a ``ValueError`` naming the key path and
 showing a short excerpt of the value (``ppo.learning_rate must be a number in (0, 1], got
 'fast'``); so is a file that is not UTF-8, not YAML, repeats a key, nests too deeply or holds
@@ -12,21 +15,22 @@ too many values (a YAML alias bomb).
 
 ``env.batched: true`` steps the ``env.n_envs`` games together on the compiled
 batched engine (``BatchedHungryVecEnv``), many times faster per step than one Python game per
-env. Its opponents are compiled as well, so ``opponents.weights`` may name only ``random``,
-``greedy`` and ``forecast`` (not ``self``, ``expert``, ``search:N`` or a policy file); the games
-are split between them in proportion to the weights, and each game keeps its opponent for the
-whole run. For ``hunger_show`` it steps the shows on ``BatchedShowVecEnv``, whose league
-(``training.league``) draws for every seat of every show one of the compiled opponents
-``random``, ``greedy``, ``crowd`` and ``expert`` or, for ``self``, a frozen snapshot of the
-learner answered by batched inference; ``opponents.pfsp_exponent`` > 0 draws them by
-prioritised fictitious self-play.
+env. Its opponents are compiled as well (``TrainingGame.batched_opponents``), so for Hungry
+``opponents.weights`` may name only ``random``, ``greedy``, ``forecast`` and ``expert`` (not
+``self``, ``search:N`` or a policy file); the games are split between them in proportion to the
+weights, and each game keeps its opponent for the whole run. For ``hunger_show`` it steps the
+shows on ``BatchedShowVecEnv``, whose league (``training.league``) draws for every seat of every
+show one of the compiled opponents ``random``, ``greedy``, ``crowd`` and ``expert``, for
+``self`` a frozen snapshot of the learner, or a trained network or a mixture of those
+(``league.check_seatable``), the networks answered by batched inference;
+``opponents.pfsp_exponent`` > 0 draws them by prioritised fictitious self-play.
 
-``network.action_scorer: true`` (sb3 backend) scores each action with one small network shared
-by all actions, from that action's derived features, starting from its prior value
-(``policies.models.networks.ActionScorerPolicy``): training begins from a soft player of the
-prior and learns where to depart from it. The prior is, for Hungry, the forecast (the expert's
-valuation, compiled); for HUNGER: The Show, the crowd values (the expert's valuation with one round
-of replies, ``policies.models.encoders``).
+``network.action_scorer: true`` (sb3 and expert_iteration backends) scores each action with
+one small network shared by all actions, from that action's derived features, starting from its
+prior value (``policies.models.networks.ActionScorerPolicy``): training begins from a soft
+player of the prior and learns where to depart from it. The prior is, for Hungry, the forecast
+(the expert's valuation, compiled); for HUNGER: The Show, the crowd values (the expert's
+valuation with one round of replies, ``policies.models.encoders``).
 
 ``network.endgame_head: true`` (Hungry, with ``action_scorer``) gives the scorer a second head
 that scores the plays once the deck is empty (``policies.models.hungry_endgame``;
@@ -39,8 +43,8 @@ fits it before PPO to the values of the legal plays in N such positions, measure
 reads it, the policy network never does (``policies.models.networks.PrivilegedCriticPolicy``),
 as in PerfectDou's perfect-information distillation.
 
-``network.start: SPEC`` (sb3 backend) loads a trained policy's weights into the fresh network
-before PPO. In HUNGER's full-decision mode an action scorer is a
+``network.start: SPEC`` (sb3 and exploiter_league backends) loads a trained policy's weights
+into the fresh network before PPO. In HUNGER's full-decision mode an action scorer is a
 ``policies.models.networks.FullDecisionPolicy``: its daily picks and value load from a
 default-mode action scorer, and every later choice starts with the logit
 ``network.rule_prior`` on the S19 rule's choice, so that with both it plays the start agent's
@@ -104,11 +108,49 @@ WEIGHTS_ITEMS = 64  # opponents.weights' members at most
 REQUIRED = dataclasses.MISSING
 
 
+# The backend a backend trains as: exploiter_league's main agent is an sb3 run of the same config
+# (``training.exploiter_league.main_config``), so it reads every key the sb3 backend reads.
+TRAINS_AS = {"exploiter_league": "sb3"}
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What a setting needs whenever it is set (differs from its default): another key's
+    ``value`` (``key``, a key path), HUNGER's full-decision or default-decision ``mode`` (an
+    action scorer's), or a game with the training ``feature`` (a flag of
+    ``training.games.TrainingGame``); each that is given must hold. ``message`` is the error
+    after the key's path, with ``{needed}`` (``key: value``), ``{games}`` (the games with the
+    feature) and ``{game}`` (the config's) filled in; without one it is ``needs {needed}``, or
+    ``applies to {games} only``."""
+
+    key: str | None = None
+    value: Any = True
+    mode: str | None = None  # "full_decisions" or "default_decisions"
+    feature: str | None = None
+    message: str = ""
+
+    def text(self) -> str:
+        """The need in words, for the config reference."""
+        parts = [] if self.key is None else [f"`{self.key}: {_yaml(self.value)}`"]
+        if self.mode is not None:
+            parts.append(MODE_NAMES[self.mode])
+        if self.feature is not None:
+            parts.append(games_with(self.feature))
+        return ", ".join(parts)
+
+
+# The modes of ``Needs.mode``, in words.
+MODE_NAMES = {"full_decisions": "the full-decision mode",
+              "default_decisions": "the default-decision mode"}
+
+
 @dataclass(frozen=True)
 class Rule:
     """What a config field accepts beyond its type, and what it is for. Bounds apply to a
     number, or to each item of a list or each value of a mapping; ``items`` bounds the length
-    of a list or mapping."""
+    of a list or mapping. A field set to other than its default must be read by the backend
+    (``backends``, none: every backend; ``TRAINS_AS`` adds the backends that train as one of
+    them) and have what it ``needs``; ``note`` follows the backends' error in brackets."""
 
     doc: str
     low: float | None = None  # inclusive unless low_open
@@ -116,11 +158,20 @@ class Rule:
     low_open: bool = False
     choices: tuple[Any, ...] = ()
     items: tuple[int, int] | None = None
+    backends: tuple[str, ...] = ()
+    note: str = ""
+    needs: tuple[Needs, ...] = ()
 
 
-def setting(default: Any, doc: str, **bounds: Any) -> Any:
-    """A schema field: its default (``REQUIRED`` for none), its meaning and its bounds."""
-    metadata = {"rule": Rule(doc, **bounds)}
+def setting(default: Any, doc: str, *, needs: str | Needs | tuple[Needs, ...] = (),
+            **bounds: Any) -> Any:
+    """A schema field: its default (``REQUIRED`` for none), its meaning, its bounds, the
+    backends that read it and what it needs (a key path, for that key set to true)."""
+    if isinstance(needs, str):
+        needs = (Needs(needs),)
+    elif isinstance(needs, Needs):
+        needs = (needs,)
+    metadata = {"rule": Rule(doc, needs=needs, **bounds)}
     if default is REQUIRED:
         return field(metadata=metadata)
     if isinstance(default, list | dict):
@@ -128,8 +179,11 @@ def setting(default: Any, doc: str, **bounds: Any) -> Any:
     return field(default=default, metadata=metadata)
 
 
-def section(cls: type, doc: str) -> Any:
-    return field(default_factory=cls, metadata={"rule": Rule(doc)})
+def section(cls: type, doc: str, backends: tuple[str, ...] = ()) -> Any:
+    """A schema section: its keys (the dataclass ``cls``), its meaning and the backends that
+    read it (none: every backend); the others ignore the whole section, so its keys' needs are
+    checked for those backends only."""
+    return field(default_factory=cls, metadata={"rule": Rule(doc, backends=backends)})
 
 
 @dataclass(frozen=True)
@@ -138,8 +192,10 @@ class EnvConfig:
     vec_env: str = setting("dummy", "dummy (one process) or subprocess (one process per game)",
                            choices=VEC_ENV_KINDS)
     margin_shaping: float = setting(
-        0.0, "Hungry: weight of the score-margin shaping (see HungrySingleAgentEnv); 0 is "
-        "pure R1", low=0, high=100)
+        0.0, "weight of the score-margin shaping (see HungrySingleAgentEnv); 0 is pure R1",
+        low=0, high=100, needs=Needs(feature="margin_shaping", message=(
+            "applies to {games} only; HUNGER: The Show has its own game_options: "
+            "{reward: shaped}")))
     batched: bool = setting(
         False, "the n_envs games run on the compiled batched engine, whose opponents are "
         "compiled too, so opponents.weights may name only random, greedy, forecast and expert "
@@ -151,10 +207,10 @@ class EnvConfig:
 class PPOConfig:
     learning_rate: float = setting(3e-4, "Adam's step size", low=0, low_open=True, high=1)
     learning_rate_schedule: str = setting(
-        "constant", "sb3 backend: constant, learning_rate throughout; linear, from "
+        "constant", "constant, learning_rate throughout; linear, from "
         "learning_rate at step 0 down to 0 at total_steps, by the learner's steps (a resumed "
         "run continues the same line; a changed total_steps changes its slope from there)",
-        choices=LEARNING_RATE_SCHEDULES)
+        choices=LEARNING_RATE_SCHEDULES, backends=("sb3",))
     n_steps: int = setting(256, "steps per env between updates", low=1, high=10**6)
     batch_size: int = setting(512, "minibatch size; must divide n_steps x env.n_envs",
                               low=1, high=10**7)
@@ -167,29 +223,33 @@ class PPOConfig:
     vf_coef: float = setting(0.5, "value loss weight", low=0, high=100)
     max_grad_norm: float = setting(0.5, "gradient norm clip", low=0, low_open=True, high=10**6)
     scorer_lr_scale: float = setting(
-        1.0, "network.action_scorer: the learning rate of the layers that reach the logits only "
-        "through the action scores (the scorer, its context and the endgame head) is "
-        "learning_rate times this; the scores enter the logits 40 times over "
-        "(ActionScorerPolicy.PRIOR_WEIGHT), so 0.025 gives those layers the logit step of any "
-        "other layer", low=0, low_open=True, high=1)
+        1.0, "the learning rate of the layers that reach the logits only through the action "
+        "scores (the scorer, its context and the endgame head) is learning_rate times this; the "
+        "scores enter the logits 40 times over (ActionScorerPolicy.PRIOR_WEIGHT), so 0.025 "
+        "gives those layers the logit step of any other layer", low=0, low_open=True, high=1,
+        needs=(Needs("network.action_scorer", message="applies to {needed} only"),
+               Needs(mode="default_decisions",
+                     message="applies to a default-mode action scorer only")))
     target_kl: float | None = setting(
-        None, "sb3 backend: an update stops its passes over the rollout once the approximate KL "
-        "between the policy before and after exceeds 1.5 x this; null: no limit", low=0,
-        low_open=True, high=10)
+        None, "an update stops its passes over the rollout once the approximate KL between "
+        "the policy before and after exceeds 1.5 x this; null: no limit", low=0,
+        low_open=True, high=10, backends=("sb3",))
     critic_warmup_steps: int = setting(
-        0, "sb3 backend: the updates of the first this many steps train the value network "
-        "alone (every parameter that reaches the policy's logits stays as it is), so that the "
-        "policy's first steps follow advantages from a critic fitted to its start; 0: none",
-        low=0, high=10**10)
+        0, "the updates of the first this many steps train the value network alone (every "
+        "parameter that reaches the policy's logits stays as it is), so that the policy's "
+        "first steps follow advantages from a critic fitted to its start; 0: none",
+        low=0, high=10**10, backends=("sb3",))
     group_baseline: int = setting(
-        0, "sb3 backend, Hungry's batched env: K >= 2 deals every game to K slots alike (the "
+        0, "K >= 2 deals every game to K slots of the batched engine alike (the "
         "same cards, learner seat and opponent), and the advantage of each step is its "
         "return minus the mean return of the other K - 1 copies at the same step (a "
         "leave-one-out baseline, in place of the critic's), so that the deal's luck cancels; "
         "needs one opponent, gamma and gae_lambda 1, env.n_envs a multiple of K and n_steps "
         "a multiple of a game's learner steps (48 / num_players); the critic still learns "
         "(docs/experiments/ppo_fixed_opponent.md: the deal explains about an eighth of the "
-        "outcome's variance); 0: none", low=0, high=4096)
+        "outcome's variance); 0: none", low=0, high=4096, backends=("sb3",),
+        needs=(Needs(feature="group_baseline"), Needs("env.batched", message=(
+            "deals each game to a group of slots of the batched engine: set {needed}"))))
 
 
 @dataclass(frozen=True)
@@ -198,45 +258,59 @@ class NetworkConfig:
                                 items=(1, 16))
     activation: str = setting("tanh", "activation between layers", choices=ACTIVATIONS)
     action_scorer: bool = setting(
-        False, "sb3 backend: score each action with one small network shared by all actions, "
-        "starting from its prior value")
+        False, "score each action with one small network shared by all actions, starting "
+        "from its prior value", backends=("sb3", "expert_iteration"))
     endgame_head: bool = setting(
-        False, "Hungry, with action_scorer: a second scorer head for the plays once the deck "
-        "is empty")
+        False, "a second scorer head for the plays once the deck is empty",
+        needs=(Needs("network.action_scorer"), Needs(feature="endgame_head")))
     endgame_hidden: list[int] = setting(
-        list(DEFAULT_ENDGAME_HIDDEN), "with endgame_head: widths of the head's per-play layers "
-        "(its context and score layers take the last width), or with endgame_model cards one "
-        "round of messages per width, all equal; stored in the policy file",
-        low=1, high=4096, items=(1, 8))
+        list(DEFAULT_ENDGAME_HIDDEN), "widths of the endgame head's per-play layers (its "
+        "context and score layers take the last width), or with endgame_model cards one round "
+        "of messages per width, all equal; stored in the policy file", low=1, high=4096,
+        items=(1, 8), needs=Needs("network.endgame_head",
+                                  message="sizes the endgame head: set {needed}"))
     endgame_model: str = setting(
-        DEFAULT_ENDGAME_MODEL, "with endgame_head: plays scores each play from its two resorts' "
+        DEFAULT_ENDGAME_MODEL, "the endgame head's network: plays scores each play from its "
+        "two resorts' "
         "inputs and the mean over the legal plays; cards passes messages over the grid of the "
         "25 card types, each joining its home and its hotel, so a play's score sees every card "
         "competing for its resorts (docs/experiments/endgame_head.md: it fits the play values "
-        "where plays stops); stored in the policy file", choices=tuple(ENDGAME_MODELS))
+        "where plays stops); stored in the policy file", choices=tuple(ENDGAME_MODELS),
+        needs=Needs("network.endgame_head",
+                    message="picks the endgame head's network: set {needed}"))
     privileged_critic: bool = setting(
-        False, "sb3 backend, plain MLP: the value network also reads the game's state() (every "
-        "hand or holding, the hidden cards or tokens), the policy network only the observation, "
-        "so the trained policy plays from the observation alone")
+        False, "the value network also reads the game's state() (every hand or holding, the "
+        "hidden cards or tokens), the policy network only the observation, so the trained "
+        "policy plays from the observation alone", backends=("sb3",),
+        needs=(Needs("network.action_scorer", False,
+                     message="goes with the plain MLP; set {needed}"),
+               Needs("env.batched", False,
+                     message="reads state() of the reference games; set {needed}")))
     action_value_gain: float = setting(
-        1.0, "sb3 backend, plain MLP: each action's value among the inputs (Hungry: the "
+        1.0, "each action's value among the inputs of the plain MLP (Hungry: the "
         "forecast's value relative to the best legal play, encoded in tens of points; HUNGER: "
         "the crowd value) is multiplied by this before the first layer, a constant kept in "
         "the policy file; an action scorer reads the values with its own weight "
         "(docs/experiments/ppo_fixed_opponent.md: 10 makes the Hungry MLP learn about twice as "
         "fast)",
-        low=0.001, high=1000)
+        low=0.001, high=1000, backends=("sb3",),
+        needs=Needs("network.action_scorer", False, message=(
+            "goes with the plain MLP (an action scorer reads the values with its own weight); "
+            "set {needed} or the gain to 1")))
     start: str | None = setting(
-        None, "sb3 backend: null, an untrained network; or a policy spec (a policy file, "
+        None, "null, an untrained network; or a policy spec (a policy file, "
         "pretrained:NAME) whose weights start the run: one of this network, or, for an action "
         "scorer in HUNGER's full-decision mode, a default-mode action scorer of the same "
         "hidden and activation, which starts the daily picks and the value (the later choices "
-        "keep the rule prior)")
+        "keep the rule prior)", backends=("sb3", "exploiter_league"),
+        note="expert_iteration has expert_iteration.start")
     rule_prior: float = setting(
-        0.0, "HUNGER's full-decision mode with action_scorer: every choice after the daily pick "
-        "starts with this logit on the S19 rule's choice (rule_action) and 0 on the others, "
-        "and the network learns corrections; > 0 makes the untrained policy's argmax the S19 "
-        "rules' choice (FullDecisionPolicy)", low=0, high=100)
+        0.0, "every choice after the daily pick starts with this logit on the S19 rule's "
+        "choice (rule_action) and 0 on the others, and the network learns corrections; > 0 "
+        "makes the untrained policy's argmax the S19 rules' choice (FullDecisionPolicy)",
+        low=0, high=100, needs=Needs("network.action_scorer", mode="full_decisions", message=(
+            "applies to {needed} in the full-decision mode only (game_options: "
+            "{decision_mode: agents})")))
 
 
 @dataclass(frozen=True)
@@ -250,9 +324,11 @@ class OpponentsConfig:
         "every episode; the weights must have a positive sum", low=0, high=10**6,
         items=(1, WEIGHTS_ITEMS))
     pfsp_exponent: float = setting(
-        0.0, "batched HUNGER league: prioritised fictitious self-play, each opponent drawn with "
-        "its weight times (1 - p) ** this, p the learner's recorded pairwise result against it "
-        "(training.league); 0: by the weights alone", low=0, high=16)
+        0.0, "prioritised fictitious self-play in the batched engine's league, each opponent "
+        "drawn with its weight times (1 - p) ** this, p the learner's recorded pairwise result "
+        "against it (training.league); 0: by the weights alone", low=0, high=16,
+        backends=("sb3",), needs=Needs("env.batched", feature="league", message=(
+            "draws the league of the batched engine: set {needed} ({games} only)")))
     snapshot_every: int = setting(10, "PPO updates between frozen snapshots of the learner",
                                   low=1, high=10**6)
     max_snapshots: int = setting(8, "the oldest snapshot leaves the pool first",
@@ -277,7 +353,9 @@ class EndgameConfig:
     win share over ``deals`` playouts (``training.endgame``); 0 positions, no fit. One game in
     ``ENDGAME_VALIDATION_EVERY`` is held out to choose the epoch."""
 
-    positions: int = setting(0, "positions after the last draw; 0: no fit", low=0, high=10**8)
+    positions: int = setting(0, "positions after the last draw; 0: no fit", low=0, high=10**8,
+                             needs=Needs("network.endgame_head",
+                                         message="fits the endgame head: set {needed}"))
     deals: int = setting(8, "playouts per legal play", low=1, high=10**4)
     epochs: int = setting(8, "at most; the epoch best on held-out games is kept", low=1,
                           high=1000)
@@ -317,9 +395,11 @@ class ExpertIterationConfig:
                                "smmcts:N:SPEC for HUNGER, with the current network)", low=2,
                                high=10**5)
     cutoff: int | None = setting(
-        None, "Hungry: null: playouts to the end; D: the network's value once D plays followed "
-        "a candidate (search:N:D:SPEC), from the second iteration on. HUNGER: null only (its "
-        "network is a prior)", low=0, high=100)
+        None, "null: playouts to the end; D: the network's value once D plays followed a "
+        "candidate (search:N:D:SPEC), from the second iteration on (HUNGER's search takes its "
+        "network as a prior)", low=0, high=100, needs=Needs(
+            feature="search_cutoff", message="applies to {games} only: the {game} search takes "
+            "its network as a prior; set it to null"))
     explore: bool = setting(True, "Gumbel noise on the network's logits at every move of the "
                             "games (Gumbel AlphaZero's exploration; HUNGER: on the prior of the "
                             "searcher's picks)")
@@ -422,10 +502,11 @@ class TrainConfig:
                                  low=1, high=MAX_WORKERS)
     checkpoint_every_steps: int = setting(100_000, "learner steps between checkpoints", low=1,
                                           high=MAX_STEPS)
-    env: EnvConfig = section(EnvConfig, "the games the learner plays")
+    env: EnvConfig = section(EnvConfig, "the games the learner plays", backends=("sb3",))
     ppo: PPOConfig = section(PPOConfig, "MaskablePPO's hyperparameters")
     network: NetworkConfig = section(NetworkConfig, "the policy and value network")
-    opponents: OpponentsConfig = section(OpponentsConfig, "who sits in the other seats")
+    opponents: OpponentsConfig = section(OpponentsConfig, "who sits in the other seats",
+                                         backends=("sb3", "rllib"))
     evaluation: EvaluationConfig = section(EvaluationConfig,
                                            "seat-rotated matches against baselines")
     endgame: EndgameConfig = section(EndgameConfig, "Hungry: fit the endgame head from playouts")
@@ -434,21 +515,22 @@ class TrainConfig:
                            "exploiter_league (sb3 against exploiters of itself)",
                            choices=BACKENDS)
     rllib: RLlibConfig = section(
-        RLlibConfig, "read only by the rllib backend, which ignores env, ppo.n_steps, "
-        "ppo.batch_size and checkpoint_every_steps")
+        RLlibConfig, "it ignores env, ppo.n_steps, ppo.batch_size and checkpoint_every_steps",
+        backends=("rllib",))
     expert_iteration: ExpertIterationConfig = section(
-        ExpertIterationConfig, "read only by the expert_iteration backend, which "
-        "ignores total_steps, checkpoint_every_steps (it checkpoints every iteration), env, "
-        "ppo, opponents, endgame, rllib and evaluation.every_steps. Shipped configs: "
+        ExpertIterationConfig, "it ignores total_steps, checkpoint_every_steps (it "
+        "checkpoints every iteration), env, ppo, opponents, endgame, rllib and "
+        "evaluation.every_steps. Shipped configs: "
         "expert_iteration_hungry_2p (Hungry, search:64 from pretrained:hungry_2p), "
         "expert_iteration_hungry_2p_value (its value alone, from forecast players' games) and "
         "expert_iteration_hunger_show_4p (HUNGER, smmcts:64 from pretrained:hunger_show_4p, "
-        "its network a prior on the searcher's own picks; docs/agents.md)")
+        "its network a prior on the searcher's own picks; docs/agents.md)",
+        backends=("expert_iteration",))
     exploiter_league: ExploiterLeagueConfig = section(
-        ExploiterLeagueConfig, "read only by the exploiter_league backend (HUNGER, env.batched), "
-        "whose main agent trains as the sb3 backend does, generation by generation; it ignores "
+        ExploiterLeagueConfig, "HUNGER, env.batched; its main agent trains as the sb3 backend "
+        "does, generation by generation, and reads every key the sb3 backend reads; it ignores "
         "total_steps (generations x main_steps). Shipped configs: exploiter_league_hunger_show_"
-        "{2,4,6}p (docs/agents.md)")
+        "{2,4,6}p (docs/agents.md)", backends=("exploiter_league",))
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -708,6 +790,11 @@ def _key(key: Any) -> str:
     return key if isinstance(key, str) else excerpt(key)
 
 
+def _yaml(value: Any) -> str:
+    """A value as a config file writes it: ``true``, ``null``, ``[64, 64]``."""
+    return json.dumps(value)
+
+
 # -- documentation ----------------------------------------------------------------------------
 
 
@@ -729,14 +816,22 @@ def config_reference() -> str:
              "`hunger-rl exploit`, has the same settings; `hungry_2p_mlp_vs_expert` trains a "
              "plain MLP from scratch against the same `expert` with a large step, bounded "
              "(`ppo.target_kl: 0.03`, `ppo.learning_rate_schedule: linear`); what they reach: "
-             "docs/experiments/ppo_fixed_opponent.md.", ""]
+             "docs/experiments/ppo_fixed_opponent.md.", "",
+             "The column *set only with* is the key's declaration of what it needs once it is "
+             "set to other than its default: the backends that read it (the exploiter_league "
+             "backend's main agent trains as the sb3 backend does and reads every key the sb3 "
+             "backend reads), other keys' values, HUNGER's full-decision or default-decision "
+             "mode, the games that have the feature; the validator's errors are made from "
+             "these declarations. A section read only by some backends is ignored by the "
+             "others, its keys unchecked.", ""]
     lines += _reference_table(TrainConfig, "")
     return "\n".join(lines) + "\n"
 
 
 def _reference_table(cls: type, prefix: str) -> list[str]:
     hints = typing.get_type_hints(cls)
-    rows = ["| key | default | accepts | meaning |", "| --- | --- | --- | --- |"]
+    rows = ["| key | default | accepts | meaning | set only with |",
+            "| --- | --- | --- | --- | --- |"]
     sections = []
     for spec in dataclasses.fields(cls):
         rule, kind = spec.metadata["rule"], hints[spec.name]
@@ -750,25 +845,75 @@ def _reference_table(cls: type, prefix: str) -> list[str]:
         else:
             default = "required"
         rows.append(f"| `{prefix}{spec.name}` | {default} | {requirement(kind, rule)} | "
-                    f"{rule.doc} |")
+                    f"{rule.doc} | {_declared_needs_text(rule)} |")
     lines = [*rows, ""]
     for name, kind, rule in sections:
-        lines += [f"## `{prefix}{name}`", "", f"{rule.doc[0].upper()}{rule.doc[1:]}.", ""]
+        doc = f"{rule.doc[0].upper()}{rule.doc[1:]}."
+        if rule.backends:
+            doc = f"Read only by the {_backends_text(rule.backends)}; {rule.doc}."
+        lines += [f"## `{prefix}{name}`", "", doc, ""]
         lines += _reference_table(kind, f"{prefix}{name}.")
     return lines
 
 
-def _check_consistency(config: TrainConfig) -> None:
-    """Checks that need more than one key, or the game itself."""
-    # Imported here: the game modules and the policy registry are heavier than the schema.
-    from hunger_rl.envs import game_spec
-    from hunger_rl.policies.registry import make_policy
+def _backends_text(backends: tuple[str, ...]) -> str:
+    """``sb3 backend``, ``sb3 and exploiter_league backends``."""
+    return f"{_and(backends)} backend{'s' if len(backends) > 1 else ''}"
 
-    game, trainer = game_spec(config.game), training_game(config.game)
+
+def _declared_needs_text(rule: Rule) -> str:
+    """A key's declared needs in words (the reference's last column): its backends, then each
+    of its needs."""
+    parts = [f"the {_backends_text(rule.backends)}"] if rule.backends else []
+    parts += [need.text() for need in rule.needs]
+    return "; ".join(parts)
+
+
+def _check_consistency(config: TrainConfig) -> None:
+    """Checks that need more than one key, or the game itself: the game options, the
+    opponents, the backend's own needs, what each set key needs by its declaration
+    (:func:`_check_declared_needs`), then the few rules that relate keys beyond that, each in
+    its own function."""
+    _check_game_options(config)
+    _check_opponent_specs(config)
+    _check_group_size(config)
+    if config.backend == "expert_iteration":
+        _check_expert_iteration(config)
+    elif config.backend == "exploiter_league":
+        _check_exploiter_league(config)
+    elif config.backend == "rllib":
+        _check_rllib_batches(config)
+    _check_declared_needs(config, TrainConfig, config, "")
+    if config.network.start is not None:
+        _check_start_network("network.start", config.network.start, config,
+                             default_decisions=_full_decisions(config)
+                             and config.network.action_scorer)
+    _check_critic_warmup(config)
+    if config.ppo.group_baseline:
+        _check_group_baseline(config)
+    _check_endgame_widths(config)
+    _check_endgame_positions(config)
+    if config.backend in ("sb3", "exploiter_league"):  # the trainers that step env and ppo
+        if config.env.batched:
+            _check_batched_opponents(config)
+        _check_rollout(config)
+
+
+def _check_game_options(config: TrainConfig) -> None:
+    """The game takes the player count and the options (its env's check)."""
+    from hunger_rl.envs import game_spec
+
     try:
-        game.check_env_options(config.num_players, config.game_options)
+        game_spec(config.game).check_env_options(config.num_players, config.game_options)
     except ValueError as error:
         raise ValueError(_excerpt_text(str(error), MESSAGE_CHARS)) from error
+
+
+def _check_opponent_specs(config: TrainConfig) -> None:
+    """The opponents' weights have a positive sum, and every opponent and evaluation opponent
+    is a policy the game has (``self``, among the weights, the learner's snapshots)."""
+    from hunger_rl.policies.registry import make_policy
+
     if not sum(config.opponents.weights.values()) > 0:
         raise ValueError("opponents.weights must have a positive sum")
     for section, specs in (("opponents.weights", list(config.opponents.weights)),
@@ -781,110 +926,142 @@ def _check_consistency(config: TrainConfig) -> None:
             except (OSError, ValueError) as error:
                 raise ValueError(f"{section}: unknown opponent {excerpt(spec)}: "
                                  f"{_excerpt_text(str(error), MESSAGE_CHARS)}") from error
-    full_decisions = game.full_decisions(config.game_options)
-    if config.network.rule_prior and not (config.network.action_scorer and full_decisions):
-        raise ValueError("network.rule_prior applies to network.action_scorer: true in the "
-                         "full-decision mode only (game_options: {decision_mode: agents})")
-    if full_decisions and config.network.action_scorer and config.ppo.scorer_lr_scale != 1.0:
-        raise ValueError("ppo.scorer_lr_scale applies to a default-mode action scorer only")
-    if config.network.start is not None:
-        if config.backend not in ("sb3", "exploiter_league"):
-            raise ValueError("network.start applies to the sb3 and exploiter_league backends "
-                             "only (expert_iteration has expert_iteration.start)")
-        _check_start_network("network.start", config.network.start, config,
-                             default_decisions=full_decisions and config.network.action_scorer)
-    if config.ppo.target_kl is not None and config.backend != "sb3":
-        raise ValueError("ppo.target_kl applies to the sb3 backend only")
-    if config.ppo.critic_warmup_steps:
-        if config.backend != "sb3":
-            raise ValueError("ppo.critic_warmup_steps applies to the sb3 backend only")
-        if config.ppo.critic_warmup_steps >= config.total_steps:
-            raise ValueError(f"ppo.critic_warmup_steps ({config.ppo.critic_warmup_steps}) "
-                             f"leaves the policy no step of total_steps ({config.total_steps})")
-    if config.ppo.group_baseline:
-        _check_group_baseline(config)
-    if config.ppo.learning_rate_schedule != "constant" and config.backend != "sb3":
-        raise ValueError("ppo.learning_rate_schedule applies to the sb3 backend only")
-    if config.ppo.scorer_lr_scale != 1.0 and not config.network.action_scorer:
-        raise ValueError("ppo.scorer_lr_scale applies to network.action_scorer: true only")
-    if config.network.action_scorer and config.backend == "rllib":
-        raise ValueError("network.action_scorer applies to the sb3 and expert_iteration "
-                         "backends only")
-    if config.network.privileged_critic:
-        if config.backend != "sb3":
-            raise ValueError("network.privileged_critic applies to the sb3 backend only")
-        if config.network.action_scorer:
-            raise ValueError("network.privileged_critic goes with the plain MLP; set "
-                             "network.action_scorer: false")
-        if config.env.batched:
-            raise ValueError("network.privileged_critic reads state() of the reference games; "
-                             "set env.batched: false")
-    if config.network.action_value_gain != 1.0:
-        if config.backend != "sb3":
-            raise ValueError("network.action_value_gain applies to the sb3 backend only")
-        if config.network.action_scorer:
-            raise ValueError("network.action_value_gain goes with the plain MLP (an action "
-                             "scorer reads the values with its own weight); set "
-                             "network.action_scorer: false or the gain to 1")
-    if config.network.endgame_head and not config.network.action_scorer:
-        raise ValueError("network.endgame_head needs network.action_scorer: true")
-    if (config.network.endgame_hidden != list(DEFAULT_ENDGAME_HIDDEN)
-            and not config.network.endgame_head):
-        raise ValueError("network.endgame_hidden sizes the endgame head: set "
-                         "network.endgame_head: true")
-    if config.network.endgame_model != DEFAULT_ENDGAME_MODEL and not config.network.endgame_head:
-        raise ValueError("network.endgame_model picks the endgame head's network: set "
-                         "network.endgame_head: true")
-    if config.network.endgame_model == "cards" and len(set(config.network.endgame_hidden)) > 1:
+
+
+def _check_declared_needs(config: TrainConfig, cls: type, values: Any, prefix: str) -> None:
+    """Every key of ``cls`` (the section at ``prefix``, ``values`` its values) set to other
+    than its default is read by the config's backend and has what its rule ``needs``, else a
+    ``ValueError`` made from the declaration; in the schema's order."""
+    hints = typing.get_type_hints(cls)
+    for spec in dataclasses.fields(cls):
+        path, value = f"{prefix}{spec.name}", getattr(values, spec.name)
+        rule = spec.metadata["rule"]
+        if dataclasses.is_dataclass(hints[spec.name]):
+            if not rule.backends or _reads(rule.backends, config.backend):
+                _check_declared_needs(config, hints[spec.name], value, f"{path}.")
+            continue
+        if value == _default(spec):
+            continue
+        if rule.backends and not _reads(rule.backends, config.backend):
+            note = f" ({rule.note})" if rule.note else ""
+            raise ValueError(f"{path} applies to the {_backends_text(rule.backends)} only{note}")
+        for need in rule.needs:
+            if not _met(need, config):
+                raise ValueError(f"{path} {_need_message(need, config)}")
+
+
+def _default(spec: dataclasses.Field) -> Any:
+    if spec.default_factory is not REQUIRED:
+        return spec.default_factory()
+    return spec.default
+
+
+def _reads(backends: tuple[str, ...], backend: str) -> bool:
+    """Whether ``backend`` reads a key that ``backends`` read (``TRAINS_AS``)."""
+    return backend in backends or TRAINS_AS.get(backend) in backends
+
+
+def _met(need: Needs, config: TrainConfig) -> bool:
+    if need.key is not None and _value_at(config, need.key) != need.value:
+        return False
+    if need.mode is not None:
+        full = _full_decisions(config)
+        if full != (need.mode == "full_decisions"):
+            return False
+    return need.feature is None or bool(getattr(training_game(config.game), need.feature))
+
+
+def _need_message(need: Needs, config: TrainConfig) -> str:
+    default = "needs {needed}" if need.key is not None else "applies to {games} only"
+    message = need.message or default
+    if need.key is not None:
+        message = message.replace("{needed}", f"{need.key}: {_yaml(need.value)}")
+    if need.feature is not None:
+        message = message.replace("{games}", games_with(need.feature))
+    return message.replace("{game}", config.game)
+
+
+def _value_at(config: TrainConfig, path: str) -> Any:
+    value: Any = config
+    for name in path.split("."):
+        value = getattr(value, name)
+    return value
+
+
+def _full_decisions(config: TrainConfig) -> bool:
+    """Whether the config plays HUNGER's full-decision mode (``game_options``)."""
+    from hunger_rl.envs import game_spec
+
+    return game_spec(config.game).full_decisions(config.game_options)
+
+
+def _and(names: tuple[str, ...] | list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join(names) if len(names) < 3 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _check_critic_warmup(config: TrainConfig) -> None:
+    """``ppo.critic_warmup_steps`` leaves the policy some of each run's steps (an exploiter
+    league's main agent runs ``main_steps`` a generation)."""
+    name, steps = "total_steps", config.total_steps
+    if config.backend == "exploiter_league":
+        name, steps = "exploiter_league.main_steps", config.exploiter_league.main_steps
+    warmup = config.ppo.critic_warmup_steps
+    if warmup and warmup >= steps:
+        raise ValueError(f"ppo.critic_warmup_steps ({warmup}) leaves the policy no step of "
+                         f"{name} ({steps})")
+
+
+def _check_endgame_widths(config: TrainConfig) -> None:
+    """The cards endgame model updates each card's vector in place: equal widths."""
+    widths = config.network.endgame_hidden
+    if config.network.endgame_model == "cards" and len(set(widths)) > 1:
         raise ValueError("network.endgame_hidden: the cards endgame model updates each card's "
                          "vector in place, one round per width, so the widths must be equal, "
-                         f"got {config.network.endgame_hidden}")
-    if config.network.endgame_head and not trainer.endgame_head:
-        raise ValueError(f"network.endgame_head applies to {games_with('endgame_head')} only")
-    if config.endgame.positions:
-        if not config.network.endgame_head:
-            raise ValueError("endgame.positions fits the endgame head: set "
-                             "network.endgame_head: true")
-        minimum = ENDGAME_VALIDATION_EVERY * HAND_SIZE * config.num_players
-        if config.endgame.positions < minimum:
-            raise ValueError(
-                f"endgame.positions must be 0 or at least {minimum} (the positions of "
-                f"{ENDGAME_VALIDATION_EVERY} games: one game in {ENDGAME_VALIDATION_EVERY} is "
-                f"held out)")
-    if config.backend == "expert_iteration":
-        _check_expert_iteration(config)
-        return
-    if config.backend == "exploiter_league":
-        _check_exploiter_league(config)
-    if config.backend == "rllib":
-        if config.rllib.minibatch_size > config.rllib.train_batch_size:
-            raise ValueError(
-                f"rllib.minibatch_size ({config.rllib.minibatch_size}) must not exceed "
-                f"rllib.train_batch_size ({config.rllib.train_batch_size})")
-        return
-    if config.env.batched:
-        playable = trainer.batched_opponents
-        others = [spec for spec in config.opponents.weights if spec not in playable]
-        if others and trainer.league:  # the league seats trained networks and mixtures too
-            from hunger_rl.training.league import check_seatable
+                         f"got {widths}")
 
-            try:
-                check_seatable(others, config.num_players)
-            except ValueError as error:
-                raise ValueError(f"opponents.weights: {error}") from error
-        elif others:
-            raise ValueError(
-                f"opponents.weights: env.batched plays only {list(playable)} "
-                f"opponents, not {others}")
-        if config.game_options.get("decisions") is not None:
-            raise ValueError("env.batched plays the default decisions (S19) only; custom "
-                             "decision objects need env.batched: false")
-    if config.opponents.pfsp_exponent and not (config.env.batched and trainer.league):
-        raise ValueError(f"opponents.pfsp_exponent draws the league of the batched engine: "
-                         f"set env.batched: true ({games_with('league')} only)")
-    if config.env.margin_shaping and not trainer.margin_shaping:
-        raise ValueError(f"env.margin_shaping applies to {games_with('margin_shaping')} only; "
-                         "HUNGER: The Show has its own game_options: {reward: shaped}")
+
+def _check_endgame_positions(config: TrainConfig) -> None:
+    """The endgame fit holds out one game in ``ENDGAME_VALIDATION_EVERY``: at least that many
+    games' positions."""
+    minimum = ENDGAME_VALIDATION_EVERY * HAND_SIZE * config.num_players
+    if config.endgame.positions and config.endgame.positions < minimum:
+        raise ValueError(
+            f"endgame.positions must be 0 or at least {minimum} (the positions of "
+            f"{ENDGAME_VALIDATION_EVERY} games: one game in {ENDGAME_VALIDATION_EVERY} is "
+            f"held out)")
+
+
+def _check_rllib_batches(config: TrainConfig) -> None:
+    if config.rllib.minibatch_size > config.rllib.train_batch_size:
+        raise ValueError(
+            f"rllib.minibatch_size ({config.rllib.minibatch_size}) must not exceed "
+            f"rllib.train_batch_size ({config.rllib.train_batch_size})")
+
+
+def _check_batched_opponents(config: TrainConfig) -> None:
+    """The batched engine plays its compiled opponents (and, with a league, trained networks
+    and mixtures) and the default decisions only."""
+    trainer = training_game(config.game)
+    others = [spec for spec in config.opponents.weights if spec not in trainer.batched_opponents]
+    if others and trainer.league:  # the league seats trained networks and mixtures too
+        from hunger_rl.training.league import check_seatable
+
+        try:
+            check_seatable(others, config.num_players)
+        except ValueError as error:
+            raise ValueError(f"opponents.weights: {error}") from error
+    elif others:
+        raise ValueError(
+            f"opponents.weights: env.batched plays only {list(trainer.batched_opponents)} "
+            f"opponents, not {others}")
+    if config.game_options.get("decisions") is not None:
+        raise ValueError("env.batched plays the default decisions (S19) only; custom "
+                         "decision objects need env.batched: false")
+
+
+def _check_rollout(config: TrainConfig) -> None:
+    """PPO's minibatches cut each rollout into whole pieces."""
     rollout = config.ppo.n_steps * config.env.n_envs
     if rollout % config.ppo.batch_size:
         raise ValueError(
@@ -892,20 +1069,18 @@ def _check_consistency(config: TrainConfig) -> None:
             f"({rollout}), so that no minibatch is truncated")
 
 
+def _check_group_size(config: TrainConfig) -> None:
+    """A group baseline compares at least two copies of each deal."""
+    group = config.ppo.group_baseline
+    if group == 1:
+        raise ValueError(f"ppo.group_baseline must be 0 (none) or at least 2 copies of each "
+                         f"deal, got {group}")
+
+
 def _check_group_baseline(config: TrainConfig) -> None:
     """``ppo.group_baseline`` compares whole games of the copies of one deal, so every rollout
     must hold whole games of copies that stay in step, against one opponent."""
     group = config.ppo.group_baseline
-    if group < 2:
-        raise ValueError(f"ppo.group_baseline must be 0 (none) or at least 2 copies of each "
-                         f"deal, got {group}")
-    if config.backend != "sb3":
-        raise ValueError("ppo.group_baseline applies to the sb3 backend only")
-    if not training_game(config.game).group_baseline:
-        raise ValueError(f"ppo.group_baseline applies to {games_with('group_baseline')} only")
-    if not config.env.batched:
-        raise ValueError("ppo.group_baseline deals each game to a group of slots of the "
-                         "batched engine: set env.batched: true")
     if config.env.n_envs % group:
         raise ValueError(f"ppo.group_baseline ({group}) must divide env.n_envs "
                          f"({config.env.n_envs})")
@@ -931,9 +1106,6 @@ def _check_expert_iteration(config: TrainConfig) -> None:
     if trainer.expert_iteration_games is None:
         raise ValueError(f"backend expert_iteration applies to "
                          f"{games_with('expert_iteration_games')} only, not {config.game!r}")
-    if config.expert_iteration.cutoff is not None and config.game != "hungry":
-        raise ValueError(f"expert_iteration.cutoff applies to hungry only: the {config.game} "
-                         f"search takes its network as a prior; set it to null")
     settings = config.expert_iteration
     if settings.players == "forecast":
         if config.game != "hungry":

@@ -43,6 +43,9 @@ class TrainingGame:
     # "module:function" playing expert iteration's games (``backend: expert_iteration``): the
     # game's search guided by the network in every seat, its positions and policy targets.
     expert_iteration_games: str | None = None
+    # Expert iteration's search may cut its playouts off at the network's value
+    # (``expert_iteration.cutoff``); HUNGER's takes its network as a prior only.
+    search_cutoff: bool = False
 
     def single_agent_view(self, api: str) -> type:
         """The single-agent view class for an environment of native API ``api``."""
@@ -81,6 +84,7 @@ TRAINING_GAMES: dict[str, TrainingGame] = {
         margin_shaping=True,
         group_baseline=True,
         expert_iteration_games=f"{_EXPERT_ITERATION}:play_hungry_games",
+        search_cutoff=True,
     ),
     "hunger_show": TrainingGame(
         single_agent_views={"parallel": f"{_VIEWS}:ShowSingleAgentEnv",
