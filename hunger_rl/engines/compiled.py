@@ -12,7 +12,8 @@
 - SplitMix64 streams, one uint64 state per slot: :func:`splitmix_next`, :func:`random_below`,
   :func:`random_uniform`, :func:`splitmix_key`.
 - :func:`at`, unsigned indexing, and :func:`prefetch_for_write`, a cache hint.
-- :func:`r1_reward`, the reward of ruling R1, compiled from ``engines.rewards``.
+- :func:`r1_reward`, the reward of ruling R1, and :func:`r1_leaving_reward`, HUNGER's payout of
+  a seat that leaves the show, compiled from ``engines.rewards``.
 - :class:`PackageCacheLocator`, numba's disk cache locator for the package's compiled functions:
   a change to any module their code may call or read (:data:`COMPILED_CODE_TREES`) recompiles
   them.
@@ -32,9 +33,9 @@ import numba
 import numpy as np
 from llvmlite import ir
 from numba.core import caching, cgutils, types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, register_jitable
 
-from hunger_rl.engines.rewards import r1_reward as _r1_reward_python
+from hunger_rl.engines import rewards
 from hunger_rl.engines.validation import InvalidTypeError, InvalidValueError, check_seed
 
 # -- the disk cache --------------------------------------------------------------------------------
@@ -158,8 +159,13 @@ def reset_seeds(seed: int | None, seeds: Any, count: int) -> np.ndarray:
     return check_seeds(seeds, count)
 
 
-# R1 (``engines.rewards.r1_reward``) compiled from the same source, for both batched engines.
-r1_reward = jit(_r1_reward_python)
+# R1 (``engines.rewards``) compiled from the same source, for both batched engines:
+# ``r1_reward`` and HUNGER's payout of a seat that leaves, ``r1_leaving_reward``, whose call of
+# ``r1_reward`` compiles since that Python function is registered with numba
+# (``register_jitable``).
+register_jitable(error_model="numpy")(rewards.r1_reward)
+r1_reward = jit(rewards.r1_reward)
+r1_leaving_reward = jit(rewards.r1_leaving_reward)
 
 
 # -- SplitMix64 -----------------------------------------------------------------------------------

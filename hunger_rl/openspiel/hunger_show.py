@@ -52,7 +52,7 @@ from hunger_rl.engines.hunger_show.tokens import (
     LOCATION_NAMES,
     NUM_ACTIONS,
 )
-from hunger_rl.engines.rewards import r1_reward
+from hunger_rl.engines.rewards import r1_leaving_reward, r1_reward
 from hunger_rl.engines.validation import (
     IllegalActionError,
     InvalidInputError,
@@ -336,11 +336,11 @@ class HungerShowState(MeanFieldRefusals, pyspiel.State):
         players = [seat for seat in range(n) if show.alive[seat]]
         log = show.play_day(choices)  # atomic (S21j): an error changes nothing
         self.last_event = log["event"]
-        shares = {p: 1.0 / len(show.winners) for p in show.winners} if show.done else {}
         self.day_rewards = [0.0] * n
+        winners = show.winners
         for seat in players:
-            if show.done or not show.alive[seat]:  # R1: the eliminated are paid on leaving
-                self.day_rewards[seat] = r1_reward(n, shares.get(seat, 0.0))
+            if show.done or not show.alive[seat]:  # R1: paid as it leaves
+                self.day_rewards[seat] = r1_leaving_reward(n, seat in winners, len(winners))
                 self.total_rewards[seat] += self.day_rewards[seat]
         self.day_logs.append(day_log_text(log))
         self.buffers.append(self._observe())

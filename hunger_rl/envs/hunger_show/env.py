@@ -43,7 +43,7 @@ from hunger_rl.engines.hunger_show.tokens import (
     LOCATION_NAMES,
     NUM_ACTIONS,
 )
-from hunger_rl.engines.rewards import r1_reward
+from hunger_rl.engines.rewards import r1_leaving_reward
 from hunger_rl.engines.validation import (
     ILLEGAL_ACTION_MODES,
     ActionTypeError,
@@ -344,14 +344,16 @@ class ShowParallelEnv(ParallelEnv):
         seats = self.agent_seats
         n = self.config.num_players
         rewards = dict.fromkeys(acting, 0.0)
+        # R1: each seat is paid as it leaves, every one still playing at the end.
         if game.done:
-            shares = self._win_shares()
+            winners = game.winners
             for agent in players:
-                rewards[agent] = r1_reward(n, shares.get(seats[agent], 0.0))
+                rewards[agent] = r1_leaving_reward(n, seats[agent] in winners, len(winners))
         else:
+            alive = game.alive
             for agent in players:
-                if not game.alive[seats[agent]]:
-                    rewards[agent] = r1_reward(n, 0.0)  # R1: eliminated early, paid on leaving
+                if not alive[seats[agent]]:
+                    rewards[agent] = r1_leaving_reward(n, False, 0)
         if self.reward_mode == "shaped":
             self._shape(players, rewards)
         if self.eliminated == "stay":

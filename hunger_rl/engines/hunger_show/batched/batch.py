@@ -12,7 +12,7 @@ from hunger_rl.engines.compiled import (
     jit,
     jit_allocating,
     prefetch_for_write,
-    r1_reward,
+    r1_leaving_reward,
     reset_seeds,
 )
 from hunger_rl.engines.hunger_show.batched.day import play_day
@@ -164,15 +164,14 @@ def _step_shows(g, mt, actions, rules, streams, out, scratch, prefetch_ahead):
         ended = condition >= 0
         done[b] = ended
         rewards[b] = 0.0
+        num_winners = np.int64(0)
+        if ended:
+            num_winners = np.sum(winners[b, :n])
         for seat in range(n):
             terminated[b, seat] = was_alive[seat] and (ended or not row[ALIVE + seat])
-            if ended and was_alive[seat]:
-                share = 0.0
-                if winners[b, seat]:
-                    share = 1.0 / np.sum(winners[b, :n])
-                rewards[b, seat] = r1_reward(n, share)
-            elif terminated[b, seat]:
-                rewards[b, seat] = r1_reward(n, 0.0)
+            if terminated[b, seat]:  # R1: paid as it leaves
+                rewards[b, seat] = r1_leaving_reward(n, ended and winners[b, seat],
+                                                     num_winners)
         if shaped:
             total = 0.0
             acting = 0
