@@ -21,7 +21,10 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hunger_rl.policies.registry import ScriptedPolicy
 
 PREFIX = "pretrained:"
 CATALOGUE = "agents.json"
@@ -45,9 +48,12 @@ def pretrained_names(game: str, num_players: int | None = None) -> list[str]:
             if entry["game"] == game and num_players in (None, entry["num_players"])]
 
 
-def load_pretrained(argument: str, game: str, num_players: int):
+def load_pretrained(argument: str, game: str, num_players: int,
+                    search_policy: ScriptedPolicy | None = None):
     """The shipped agent of ``pretrained:ARGUMENT`` (``NAME`` or ``NAME:network``) as a
-    policy; a clear error for an unknown or unfit one."""
+    policy; a clear error for an unknown or unfit one. ``search_policy``: the game's scripted
+    policy that an entry's ``search`` plays (``policies.registry.ScriptedPolicy`` with
+    ``shipped_search``), or None where the game has none."""
     name, _, part = argument.partition(":")
     if part not in ("", NETWORK):
         raise ValueError(f"{PREFIX}{argument}: unknown part {part!r} after the agent's name; "
@@ -76,7 +82,7 @@ def load_pretrained(argument: str, game: str, num_players: int):
     if "temperature" in entry:
         raise ValueError(f"{CATALOGUE}, agent {name!r}: a temperature is for an agent that plays "
                          "its network, not for one that searches")
-    return _searching_agent(name, entry, network)
+    return _searching_agent(name, entry, network, search_policy)
 
 
 def _play_at_temperature(name: str, entry: dict[str, Any], network) -> None:
@@ -89,12 +95,15 @@ def _play_at_temperature(name: str, entry: dict[str, Any], network) -> None:
         raise ValueError(f"{CATALOGUE}, agent {name!r}: {error}") from error
 
 
-def _searching_agent(name: str, entry: dict[str, Any], network):
-    """The network-guided search an entry's ``search`` describes, named ``pretrained:NAME``."""
+def _searching_agent(name: str, entry: dict[str, Any], network,
+                     policy: ScriptedPolicy | None):
+    """The network-guided search an entry's ``search`` describes, named ``pretrained:NAME``:
+    ``policy`` (the registry's entry of the game's search that shipped agents play)."""
     search = entry["search"]
     problem = None
-    if entry["game"] != "hungry":
-        problem = "only Hungry has a network-guided search"
+    if policy is None:
+        problem = (f"no search of {entry['game']} plays a shipped agent (its network-guided "
+                   f"search takes {PREFIX}{name} as the network instead)")
     elif not (isinstance(search, dict) and len(BUDGET_KEYS & set(search)) == 1
               and set(search) <= SEARCH_KEYS):
         problem = (f"search must be {{'simulations': N}} or {{'plays': B}}, with 'cutoff': D, "
@@ -109,13 +118,11 @@ def _searching_agent(name: str, entry: dict[str, Any], network):
         problem = "a cut-off needs a value head fitted to win shares, which this network lacks"
     if problem:
         raise ValueError(f"{CATALOGUE}, agent {name!r}: {problem}")
-    from hunger_rl.policies.hungry_search import SearchHungryPolicy
-
     guide = network if search.get("guided", True) else None
     try:
-        agent = SearchHungryPolicy(search.get("simulations"), guide, search.get("cutoff"),
-                                   plays=search.get("plays"),
-                                   beliefs=search.get("beliefs", False))
+        agent = policy.policy_class(PREFIX + name)(
+            search.get("simulations"), guide, search.get("cutoff"), plays=search.get("plays"),
+            beliefs=search.get("beliefs", False))
     except ValueError as error:
         raise ValueError(f"{CATALOGUE}, agent {name!r}: {error}") from error
     agent.name = PREFIX + name

@@ -31,6 +31,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,8 +42,6 @@ from hunger_rl.policies.mixture import MIX, MixturePolicy, read_mixture
 
 DEFAULT_SEARCH_SIMULATIONS = 200
 DEFAULT_ISMCTS_SIMULATIONS = 100
-# Each game's scripted policy that ``NAME:N:SPEC`` turns into a network-guided search.
-GUIDED_SEARCHES = {"hungry": "search", "hunger_show": "smmcts"}
 DEFAULT_SMMCTS_SIMULATIONS = 100
 CHECKPOINT_SUFFIXES = (".safetensors", ".zip", ".pt", ".pth", ".ckpt")
 # ``argmax:SPEC``, ``sample:SPEC``, ``sample:T:SPEC``: how a trained network plays.
@@ -59,13 +58,23 @@ class ScriptedPolicy:
     """A scripted policy of a game's table: its class as ``"module:Class"`` (imported when
     first asked for), if the spec takes ``NAME:N``, the keyword N is passed as, and if it also
     takes a budget of simulated plays, ``NAME:B`` and the class's ``PLAYS_SUFFIX``
-    (``search:9600plays``), the keyword B is passed as."""
+    (``search:9600plays``), the keyword B is passed as.
+
+    What the policy can do beyond that, declared here so that no code asks which game it is:
+    ``guided`` builds the forms ``NAME:N:...`` (a search guided by a network, say) from
+    ``(entry, spec, argument, game, num_players)``, ``argument`` being what follows
+    ``NAME:``; ``forms`` lists those forms, each ``(form, description)``, after the table in
+    ``describe_specs``; ``shipped_search`` says a shipped agent's ``search``
+    (``policies.pretrained``) plays this policy, with the agent's network as its guide."""
 
     target: str
     description: str
     count_keyword: str | None = None
     default_count: int | None = None
     plays_keyword: str | None = None
+    guided: Callable[[ScriptedPolicy, str, str, str, int], Policy] | None = None
+    forms: tuple[tuple[str, str], ...] = ()
+    shipped_search: bool = False
 
     def make(self, spec: str, argument: str) -> Policy:
         policy_class = self.policy_class(spec)
@@ -95,6 +104,110 @@ class ScriptedPolicy:
                              f"({self.description})") from error
 
 
+def _guided_hungry_search(search: ScriptedPolicy, spec: str, argument: str, game: str,
+                          num_players: int) -> Policy:
+    """``search:N:SPEC``, ``search:Bplays:SPEC`` or ``search:N:D:SPEC``, ``search:N:beliefs``
+    and ``search:N:beliefs:SPEC``: Hungry's search (the entry ``search``) guided by SPEC's
+    network, or modelling the other seats."""
+    simulations, _, rest = argument.partition(":")
+    word, colon, after_word = rest.partition(":")
+    beliefs = word == search.policy_class(spec).BELIEFS
+    if beliefs:
+        if colon and not after_word:
+            raise ValueError(f"in {spec!r}, a network's policy spec must follow "
+                             f"search:N:{word}: (or drop the last ':')")
+        rest = after_word
+    if not simulations:
+        raise ValueError(f"in {spec!r}, the number of playouts N must come before "
+                         f"{'the network' if rest else word!r}")
+    budget = search.budget(spec, simulations)
+    if beliefs and not rest:
+        return _scripted_search(spec, search, budget, beliefs=True)
+    cutoff, _, guide_spec = rest.partition(":")
+    if not (typed_count(cutoff) is not None and guide_spec):
+        cutoff, guide_spec = None, rest
+    if not guide_spec:
+        raise ValueError(f"in {spec!r}, a network's policy spec must follow search:N: "
+                         "(search:N:SPEC or search:N:D:SPEC)")
+    from hunger_rl.policies.pretrained import NETWORK, PREFIX
+
+    # A shipped agent that searches (pretrained:NAME) guides by its network: a search is no prior.
+    network_spec = guide_spec
+    if guide_spec.startswith(PREFIX) and guide_spec.count(":") == 1:
+        network_spec += ":" + NETWORK
+    try:
+        guide = make_policy(network_spec, game, num_players)
+    except ValueError as error:
+        raise ValueError(f"in {spec!r}, the network {guide_spec!r}: {error}") from error
+    if not hasattr(guide, "logits"):
+        raise ValueError(f"in {spec!r}, {guide_spec!r} is not a trained network (a checkpoint "
+                         "or pretrained:NAME), so it cannot guide the search")
+    if cutoff is not None and not guide.predicts_win_share:
+        raise ValueError(f"in {spec!r}, the cut-off {cutoff} needs a network whose value head "
+                         f"was fitted to win shares (expert iteration fits one); {guide_spec!r} "
+                         f"has none: use search:{simulations}:{guide_spec}")
+    return _scripted_search(spec, search, budget, beliefs=beliefs, guide=guide,
+                            cutoff=None if cutoff is None else int(cutoff))
+
+
+def _scripted_search(spec: str, search: ScriptedPolicy, budget: dict[str, int],
+                     **options) -> Policy:
+    """Hungry's search with ``budget`` and ``options``; its errors name ``spec``."""
+    try:
+        return search.policy_class(spec)(**budget, **options)
+    except ValueError as error:
+        raise ValueError(f"in {spec!r}, {error}") from error
+
+
+def _guided_smmcts(entry: ScriptedPolicy, spec: str, argument: str, game: str,
+                   num_players: int) -> Policy:
+    """``smmcts:N:SPEC``: HUNGER's search (the entry ``smmcts``) with SPEC's network as the
+    prior of its own picks; ``smmcts:N:rm`` and ``smmcts:N:rm:SPEC``: the same searches by
+    regret matching."""
+    simulations, _, guide_spec = argument.partition(":")
+    if not simulations:
+        raise ValueError(f"in {spec!r}, the number of simulations N must come before the "
+                         "network (smmcts:N:SPEC)")
+    count = _count(spec, simulations, entry.default_count)
+    search = entry.policy_class(spec)
+    word, _, after_word = guide_spec.partition(":")
+    selection = "ucb"
+    if word == search.REGRET_MATCHING:
+        selection, guide_spec = "regret", after_word
+        if not guide_spec:  # smmcts:N:rm, unguided
+            return search(count, selection=selection)
+    cutoff, _, rest = guide_spec.partition(":")
+    if typed_count(cutoff) is not None and rest:
+        raise ValueError(f"in {spec!r}, smmcts takes no cut-off: its network is a prior only "
+                         f"(smmcts:{count}:SPEC)")
+    try:
+        guide = make_policy(guide_spec, game, num_players)
+    except ValueError as error:
+        raise ValueError(f"in {spec!r}, the network {guide_spec!r}: {error}") from error
+    if not hasattr(guide, "logits"):
+        raise ValueError(f"in {spec!r}, {guide_spec!r} is not a trained network (a checkpoint "
+                         "or pretrained:NAME), so it cannot guide the search")
+    # Through the table: the search's module reads this one's defaults.
+    return search(count, guide=guide, selection=selection)
+
+
+_HUNGRY_SEARCH_FORMS = (
+    ("search:Bplays", "the search with a budget of B simulated plays a move: B // L playouts "
+     "with L plays left in the game, far more in the endgame"),
+    ("search:N:SPEC", "the search guided by the trained network SPEC (a checkpoint or "
+     "pretrained:NAME): its logits choose and weigh the candidates; N may be Bplays"),
+    ("search:N:D:SPEC", "the same, and the network's value once D plays followed a candidate "
+     "(a network trained by expert iteration)"),
+    ("search:N:beliefs", "the search dealing the hidden cards by how well they explain the "
+     "opponents' plays since the deck emptied; N may be Bplays, and a network may follow "
+     "(search:N:beliefs:SPEC)"),
+)
+_SMMCTS_FORMS = (
+    ("smmcts:N:SPEC", "the search with the trained network SPEC (a checkpoint or "
+     "pretrained:NAME) as the prior of its own picks"),
+    ("smmcts:N:rm", "the search by regret matching, playing a pick drawn from its average "
+     "strategy (a mixed strategy); smmcts:N:rm:SPEC with a network's prior"),
+)
 _RANDOM = ScriptedPolicy("hunger_rl.policies.base:RandomPolicy",
                          "uniformly random over the legal actions")
 _GREEDY = "one-step greedy: the action with the best immediate gain"
@@ -114,7 +227,8 @@ POLICY_TABLES: dict[str, dict[str, ScriptedPolicy]] = {
                                  f"({DEFAULT_SEARCH_SIMULATIONS} by default; slow)",
                                  count_keyword="simulations",
                                  default_count=DEFAULT_SEARCH_SIMULATIONS,
-                                 plays_keyword="plays"),
+                                 plays_keyword="plays", guided=_guided_hungry_search,
+                                 forms=_HUNGRY_SEARCH_FORMS, shipped_search=True),
         "ismcts": ScriptedPolicy("hunger_rl.policies.ismcts:ISMCTSHungryPolicy", _ISMCTS,
                                  count_keyword="simulations",
                                  default_count=DEFAULT_ISMCTS_SIMULATIONS),
@@ -134,7 +248,8 @@ POLICY_TABLES: dict[str, dict[str, ScriptedPolicy]] = {
                                  "picks), N simulations per move "
                                  f"({DEFAULT_SMMCTS_SIMULATIONS} by default)",
                                  count_keyword="simulations",
-                                 default_count=DEFAULT_SMMCTS_SIMULATIONS),
+                                 default_count=DEFAULT_SMMCTS_SIMULATIONS,
+                                 guided=_guided_smmcts, forms=_SMMCTS_FORMS),
     },
 }
 
@@ -165,14 +280,16 @@ def make_policy(spec: str, game: str, num_players: int) -> Policy:
         load = python_policy if name == PYTHON else sb3_policy
         return load(spec, argument, game, num_players)
     entry = table.get(name)
-    if name == GUIDED_SEARCHES.get(game) and ":" in argument and entry is not None:
-        return _guided_search(spec, argument, game, num_players)
+    if entry is not None and entry.guided is not None and ":" in argument:
+        return entry.guided(entry, spec, argument, game, num_players)
     if entry is not None and (entry.count_keyword or not argument):
         return entry.make(spec, argument)
     if name == "pretrained" and argument:
         from hunger_rl.policies.pretrained import load_pretrained
 
-        return load_pretrained(argument, game, num_players)
+        searches = [entry for entry in table.values() if entry.shipped_search]
+        return load_pretrained(argument, game, num_players,
+                               search_policy=searches[0] if searches else None)
     if _looks_like_path(spec):
         return _load_checkpoint(spec, game, num_players)
     raise ValueError(f"unknown policy spec {spec!r} for {game}; {_valid_specs_text(game)}")
@@ -204,25 +321,10 @@ def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
     """Every policy spec for ``game`` with ``num_players``, each with a one-line description."""
     from hunger_rl.policies.pretrained import NETWORK, PREFIX, catalogue, pretrained_names
 
+    table = _table(game)
     rows = [(name + (":N" if entry.count_keyword else ""), entry.description)
-            for name, entry in _table(game).items()]
-    if game == "hungry":
-        rows += [("search:Bplays", "the search with a budget of B simulated plays a "
-                  "move: B // L playouts with L plays left in the game, far more in the endgame"),
-                 ("search:N:SPEC", "the search guided by the trained network SPEC (a "
-                  "checkpoint or pretrained:NAME): its logits choose and weigh the candidates; "
-                  "N may be Bplays"),
-                 ("search:N:D:SPEC", "the same, and the network's value once D plays "
-                  "followed a candidate (a network trained by expert iteration)"),
-                 ("search:N:beliefs", "the search dealing the hidden cards by how well they "
-                  "explain the opponents' plays since the deck emptied; N may be Bplays, and "
-                  "a network may follow (search:N:beliefs:SPEC)")]
-    if game == "hunger_show":
-        rows += [("smmcts:N:SPEC", "the search with the trained network SPEC (a checkpoint "
-                  "or pretrained:NAME) as the prior of its own picks"),
-                 ("smmcts:N:rm", "the search by regret matching, playing a pick drawn from its "
-                  "average strategy (a mixed strategy); smmcts:N:rm:SPEC with a network's "
-                  "prior")]
+            for name, entry in table.items()]
+    rows += [form for entry in table.values() for form in entry.forms]
     for name in pretrained_names(game, num_players):
         rows.append((PREFIX + name, catalogue()[name]["description"]))
         if "search" in catalogue()[name]:
@@ -276,92 +378,6 @@ def _play_mode(spec: str, mode: str, argument: str, game: str, num_players: int)
         raise ValueError(f"in {spec!r}, {error}") from error
     policy.name = spec
     return policy
-
-
-def _guided_search(spec: str, argument: str, game: str, num_players: int) -> Policy:
-    """``search:N:SPEC``, ``search:Bplays:SPEC`` or ``search:N:D:SPEC`` (Hungry),
-    ``smmcts:N:SPEC`` (HUNGER): the search guided by SPEC's network."""
-    if game == "hunger_show":
-        return _guided_smmcts(spec, argument, num_players)
-    simulations, _, rest = argument.partition(":")
-    search = POLICY_TABLES["hungry"]["search"]
-    word, colon, after_word = rest.partition(":")
-    beliefs = word == search.policy_class(spec).BELIEFS
-    if beliefs:
-        if colon and not after_word:
-            raise ValueError(f"in {spec!r}, a network's policy spec must follow "
-                             f"search:N:{word}: (or drop the last ':')")
-        rest = after_word
-    if not simulations:
-        raise ValueError(f"in {spec!r}, the number of playouts N must come before "
-                         f"{'the network' if rest else word!r}")
-    budget = search.budget(spec, simulations)
-    if beliefs and not rest:
-        return _scripted_search(spec, search, budget, beliefs=True)
-    cutoff, _, guide_spec = rest.partition(":")
-    if not (typed_count(cutoff) is not None and guide_spec):
-        cutoff, guide_spec = None, rest
-    if not guide_spec:
-        raise ValueError(f"in {spec!r}, a network's policy spec must follow search:N: "
-                         "(search:N:SPEC or search:N:D:SPEC)")
-    from hunger_rl.policies.pretrained import NETWORK, PREFIX
-
-    # A shipped agent that searches (pretrained:NAME) guides by its network: a search is no prior.
-    network_spec = guide_spec
-    if guide_spec.startswith(PREFIX) and guide_spec.count(":") == 1:
-        network_spec += ":" + NETWORK
-    try:
-        guide = make_policy(network_spec, game, num_players)
-    except ValueError as error:
-        raise ValueError(f"in {spec!r}, the network {guide_spec!r}: {error}") from error
-    if not hasattr(guide, "logits"):
-        raise ValueError(f"in {spec!r}, {guide_spec!r} is not a trained network (a checkpoint "
-                         "or pretrained:NAME), so it cannot guide the search")
-    if cutoff is not None and not guide.predicts_win_share:
-        raise ValueError(f"in {spec!r}, the cut-off {cutoff} needs a network whose value head "
-                         f"was fitted to win shares (expert iteration fits one); {guide_spec!r} "
-                         f"has none: use search:{simulations}:{guide_spec}")
-    return _scripted_search(spec, search, budget, beliefs=beliefs, guide=guide,
-                            cutoff=None if cutoff is None else int(cutoff))
-
-
-def _scripted_search(spec: str, search: ScriptedPolicy, budget: dict[str, int],
-                     **options) -> Policy:
-    """Hungry's search with ``budget`` and ``options``; its errors name ``spec``."""
-    try:
-        return search.policy_class(spec)(**budget, **options)
-    except ValueError as error:
-        raise ValueError(f"in {spec!r}, {error}") from error
-
-
-def _guided_smmcts(spec: str, argument: str, num_players: int) -> Policy:
-    """``smmcts:N:SPEC``: HUNGER's search with SPEC's network as the prior of its own picks;
-    ``smmcts:N:rm`` and ``smmcts:N:rm:SPEC``: the same searches by regret matching."""
-    simulations, _, guide_spec = argument.partition(":")
-    if not simulations:
-        raise ValueError(f"in {spec!r}, the number of simulations N must come before the "
-                         "network (smmcts:N:SPEC)")
-    count = _count(spec, simulations, DEFAULT_SMMCTS_SIMULATIONS)
-    search = POLICY_TABLES["hunger_show"]["smmcts"].policy_class(spec)
-    word, _, after_word = guide_spec.partition(":")
-    selection = "ucb"
-    if word == search.REGRET_MATCHING:
-        selection, guide_spec = "regret", after_word
-        if not guide_spec:  # smmcts:N:rm, unguided
-            return search(count, selection=selection)
-    cutoff, _, rest = guide_spec.partition(":")
-    if typed_count(cutoff) is not None and rest:
-        raise ValueError(f"in {spec!r}, smmcts takes no cut-off: its network is a prior only "
-                         f"(smmcts:{count}:SPEC)")
-    try:
-        guide = make_policy(guide_spec, "hunger_show", num_players)
-    except ValueError as error:
-        raise ValueError(f"in {spec!r}, the network {guide_spec!r}: {error}") from error
-    if not hasattr(guide, "logits"):
-        raise ValueError(f"in {spec!r}, {guide_spec!r} is not a trained network (a checkpoint "
-                         "or pretrained:NAME), so it cannot guide the search")
-    # Through the table: the search's module reads this one's defaults.
-    return search(count, guide=guide, selection=selection)
 
 
 # The largest budgets a spec may give a move: N of ``NAME:N`` (playouts or simulations; the
