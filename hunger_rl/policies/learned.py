@@ -25,7 +25,7 @@ import re
 import reprlib
 import sys
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,14 +37,12 @@ from hunger_rl.envs import GAMES
 from hunger_rl.policies.base import Observation, Policy
 from hunger_rl.policies.models.encoders import make_encoder, state_scale
 from hunger_rl.policies.models.forward import (
-    ACTIVATIONS,
     CARD_INPUT_SIZE,
-    DEFAULT_MODEL,
-    ENDGAME_MODEL_NAMES,
+    SHAPE_FIELDS,
+    NetworkShape,
     PolicyNetwork,
     network_layout,
 )
-from hunger_rl.policies.models.forward import DEFAULT_HIDDEN as DEFAULT_ENDGAME_HIDDEN
 from hunger_rl.policies.models.forward import INPUT_SIZE as ENDGAME_INPUT_SIZE
 
 if TYPE_CHECKING:
@@ -70,41 +68,61 @@ WIN_SHARE_VALUE = "win_share"
 TEMPORARY_NAME = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]+)\.tmp")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class PolicyMetadata:
+    """What a policy file says of its network: the game and player count it plays, its input
+    and action sizes, its shape (``network``, a :class:`NetworkShape`), the options it was
+    trained with. The file holds the shape's fields flat beside the others (``as_file_fields``),
+    so it is made from those fields too: ``PolicyMetadata(game, players, observation_size,
+    num_actions, hidden, activation, action_scorer=True)``, or with ``network=`` a shape (and
+    any of its fields to change in it); its shape's fields read as the file holds them
+    (``metadata.hidden``, a list)."""
+
     game: str
     num_players: int
     observation_size: int
     num_actions: int
-    hidden: list[int]
-    activation: str
-    game_options: dict[str, Any] = field(default_factory=dict)
+    network: NetworkShape
+    game_options: dict[str, Any]
     # True: the network reads ``encoders.make_encoder``'s derived features; False: the scaled
     # observation only.
-    features: bool = False
-    # True: an :class:`ActionScorerPolicy` over the encoder's ``action_features``.
-    action_scorer: bool = False
-    # True (with ``action_scorer``): the scorer has a ``models.hungry_endgame.EndgameHead``.
-    endgame_head: bool = False
-    # With ``endgame_head``: the widths of its per-play layers (files from before the setting
-    # have the default).
-    endgame_hidden: list[int] = field(default_factory=lambda: list(DEFAULT_ENDGAME_HIDDEN))
-    # With ``endgame_head``: which network it is (``models.forward.ENDGAME_MODEL_NAMES``; files
-    # from before the setting have the per-play one).
-    endgame_model: str = DEFAULT_MODEL
-    # > 0: a privileged critic (``models.networks.PrivilegedCriticPolicy``): in training the
-    # value network also read this many numbers of the game's ``state()`` after the encoded
-    # observation. The actor never reads them, so the policy plays from the observation alone.
-    critic_state_size: int = 0
-    # With ``action_scorer`` in HUNGER's full-decision mode (a
-    # ``models.networks.FullDecisionPolicy``): the logit its later choices start with on the S19
-    # rule's choice.
-    rule_prior: float = 0.0
-    # A plain MLP's gain on each action's value among its inputs
-    # (``models.networks.ActionValueGain``; files from before the setting have 1).
-    action_value_gain: float = 1.0
-    steps: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
+    features: bool
+    steps: int
+    extra: dict[str, Any]
+
+    def __init__(self, game: str, num_players: int, observation_size: int, num_actions: int,
+                 *shape: Any, network: NetworkShape | None = None,
+                 game_options: dict[str, Any] | None = None, features: bool = False,
+                 steps: int = 0, extra: dict[str, Any] | None = None, **shape_fields: Any):
+        unknown = sorted(set(shape_fields) - set(SHAPE_FIELDS))
+        if unknown:
+            raise TypeError(f"PolicyMetadata got unexpected keyword arguments {unknown}")
+        shape_fields.update(zip(SHAPE_FIELDS, shape, strict=False))
+        if network is None:
+            network = NetworkShape(**shape_fields)
+        elif shape_fields:
+            network = dataclasses.replace(network, **shape_fields)
+        values = {"game": game, "num_players": num_players,
+                  "observation_size": observation_size, "num_actions": num_actions,
+                  "network": network, "game_options": {} if game_options is None else game_options,
+                  "features": features, "steps": steps, "extra": {} if extra is None else extra}
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in SHAPE_FIELDS and "network" in self.__dict__:
+            return self.network.file_fields()[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def as_file_fields(self) -> dict[str, Any]:
+        """The metadata as a policy file's JSON holds it: the shape's fields flat, after
+        ``hidden`` and ``activation`` the others' places in the format."""
+        shape = self.network.file_fields()
+        return {"game": self.game, "num_players": self.num_players,
+                "observation_size": self.observation_size, "num_actions": self.num_actions,
+                "hidden": shape.pop("hidden"), "activation": shape.pop("activation"),
+                "game_options": self.game_options, "features": self.features, **shape,
+                "steps": self.steps, "extra": self.extra}
 
 
 def _layout(metadata: PolicyMetadata) -> tuple[str, dict[str, Any]]:
@@ -119,20 +137,18 @@ def _layout(metadata: PolicyMetadata) -> tuple[str, dict[str, Any]]:
         raise ValueError(
             f"a {metadata.game} observation for {metadata.num_players} players encodes to "
             f"{encoder.size} numbers, the policy expects {metadata.observation_size}")
-    if metadata.critic_state_size:
+    critic_state_size = metadata.network.critic_state_size
+    if critic_state_size:
         state_size = state_scale(metadata.game, metadata.num_players).size
-        if metadata.critic_state_size != state_size:
+        if critic_state_size != state_size:
             raise ValueError(
                 f"the {metadata.game} state for {metadata.num_players} players has "
-                f"{state_size} numbers, the policy's critic reads {metadata.critic_state_size}")
-    return network_layout(metadata.action_scorer, encoder, metadata.endgame_head,
-                          metadata.critic_state_size, metadata.rule_prior,
-                          metadata.endgame_hidden, metadata.action_value_gain,
-                          metadata.endgame_model)
+                f"{state_size} numbers, the policy's critic reads {critic_state_size}")
+    return network_layout(metadata.network, encoder)
 
 
 def _input_size(metadata: PolicyMetadata) -> int:
-    return metadata.observation_size + metadata.critic_state_size
+    return metadata.observation_size + metadata.network.critic_state_size
 
 
 def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
@@ -140,7 +156,7 @@ def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
     train extra; training only: play goes through :class:`LearnedPolicy`'s numpy network)."""
     from gymnasium import spaces
 
-    from hunger_rl.policies.models.networks import ACTIVATION_FUNCTIONS, torch_policy_class
+    from hunger_rl.policies.models.networks import mlp_kwargs, torch_policy_class
 
     policy_class, settings = torch_policy_class(*_layout(metadata))
     observation_space = spaces.Box(-np.inf, np.inf, (_input_size(metadata),), np.float32)
@@ -148,9 +164,8 @@ def build_network(metadata: PolicyMetadata) -> MaskableActorCriticPolicy:
         observation_space,
         spaces.Discrete(metadata.num_actions),
         lr_schedule=lambda _: 0.0,
-        net_arch=list(metadata.hidden),
-        activation_fn=ACTIVATION_FUNCTIONS[metadata.activation],
         ortho_init=False,  # the weights are loaded next; orthogonal init only costs time
+        **mlp_kwargs(metadata.network),
         **settings,
     )
 
@@ -175,11 +190,12 @@ class LearnedPolicy(Policy):
         """The policy of ``metadata`` with ``weights`` (arrays or CPU tensors under the torch
         network's names, which must be exactly the network's)."""
         kind, settings = _layout(metadata)
+        shape = metadata.network
         try:
             network = PolicyNetwork(kind, settings, _input_size(metadata), metadata.num_actions,
-                                    metadata.hidden, metadata.activation, weights)
+                                    shape.hidden, shape.activation, weights)
         except ValueError as error:
-            raise ValueError(f"the weights do not fit the network {metadata.hidden}: "
+            raise ValueError(f"the weights do not fit the network {list(shape.hidden)}: "
                              f"{error}") from error
         return cls(network, metadata, temperature, name)
 
@@ -202,7 +218,7 @@ class LearnedPolicy(Policy):
         or torch's for a large batch of a network without an endgame head in a process that
         has torch loaded (``TORCH_BATCH_ROWS``)."""
         inputs = self._encode.batch(np.stack(observations))
-        if (len(inputs) >= TORCH_BATCH_ROWS and not self.metadata.endgame_head
+        if (len(inputs) >= TORCH_BATCH_ROWS and not self.metadata.network.endgame_head
                 and sys.modules.get("torch") is not None):
             return self._torch_logits(inputs)
         return self.network.logits(inputs)
@@ -284,7 +300,7 @@ def save_policy(path: str | Path, network: torch.nn.Module, metadata: PolicyMeta
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tensors = {k: np.ascontiguousarray(v) for k, v in network_weights(network).items()}
-    header = {"format": FORMAT, METADATA_KEY: json.dumps(asdict(metadata))}
+    header = {"format": FORMAT, METADATA_KEY: json.dumps(metadata.as_file_fields())}
     write_atomically(path, save(tensors, metadata=header))
     return path
 
@@ -366,57 +382,39 @@ def read_metadata(path: str | Path) -> PolicyMetadata:
 
 
 def _checked_metadata(fields: Any) -> PolicyMetadata:
+    """The metadata of a file's JSON ``fields``, each checked (the shape's by
+    :class:`NetworkShape`), else a ``ValueError`` naming the first that is wrong."""
     if not isinstance(fields, dict):
         raise ValueError(f"expected a JSON object, got {_short(fields)}")
-    known = {f.name for f in dataclasses.fields(PolicyMetadata)}
+    known = {f.name for f in dataclasses.fields(PolicyMetadata)} - {"network"} | set(SHAPE_FIELDS)
     unknown = sorted(str(key) for key in fields if key not in known)
     if unknown:
         raise ValueError(f"unknown keys {_short(unknown)}")
-    try:
-        metadata = PolicyMetadata(**fields)
-    except TypeError as error:  # a required key is missing
-        raise ValueError(str(error)) from error
+    missing = [name for name in ("game", "num_players", "observation_size", "num_actions",
+                                 "hidden", "activation") if name not in fields]
+    if missing:
+        raise ValueError(f"missing required keys {missing}")
 
     def check(name: str, valid: bool, wanted: str) -> None:
         if not valid:
-            raise ValueError(f"{name} must be {wanted}, got {_short(getattr(metadata, name))}")
+            raise ValueError(f"{name} must be {wanted}, got {_short(fields.get(name))}")
 
     def count(value: Any, low: int = 1) -> bool:
         return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
-    check("game", isinstance(metadata.game, str) and metadata.game in GAMES,
+    check("game", isinstance(fields["game"], str) and fields["game"] in GAMES,
           f"one of {sorted(GAMES)}")
-    check("num_players", count(metadata.num_players), "a positive integer")
-    check("observation_size", count(metadata.observation_size), "a positive integer")
-    check("num_actions", count(metadata.num_actions), "a positive integer")
-    for widths in ("hidden", "endgame_hidden"):
-        check(widths, isinstance(getattr(metadata, widths), list)
-              and len(getattr(metadata, widths)) > 0
-              and all(count(width) for width in getattr(metadata, widths)),
-              "a non-empty list of positive integers")
-    check("activation", isinstance(metadata.activation, str)
-          and metadata.activation in ACTIVATIONS, f"one of {sorted(ACTIVATIONS)}")
-    check("game_options", isinstance(metadata.game_options, dict)
-          and all(isinstance(key, str) for key in metadata.game_options),
-          "a mapping of option names")
-    check("endgame_model", isinstance(metadata.endgame_model, str)
-          and metadata.endgame_model in ENDGAME_MODEL_NAMES,
-          f"one of {sorted(ENDGAME_MODEL_NAMES)}")
-    check("endgame_hidden", metadata.endgame_model != "cards"
-          or len(set(metadata.endgame_hidden)) == 1,
-          "equal widths for the cards endgame model")
-    for flag in ("features", "action_scorer", "endgame_head"):
-        check(flag, isinstance(getattr(metadata, flag), bool), "true or false")
-    check("critic_state_size", count(metadata.critic_state_size, low=0),
-          "a non-negative integer")
-    check("rule_prior", isinstance(metadata.rule_prior, int | float)
-          and not isinstance(metadata.rule_prior, bool) and 0 <= metadata.rule_prior <= 1e6,
-          "a number in [0, 1e6]")
-    check("action_value_gain", isinstance(metadata.action_value_gain, int | float)
-          and not isinstance(metadata.action_value_gain, bool)
-          and 0 < metadata.action_value_gain <= 1e6, "a number in (0, 1e6]")
-    check("steps", count(metadata.steps, low=0), "a non-negative integer")
-    check("extra", isinstance(metadata.extra, dict), "a mapping")
+    for name in ("num_players", "observation_size", "num_actions"):
+        check(name, count(fields[name]), "a positive integer")
+    shape = NetworkShape(**{name: fields[name] for name in SHAPE_FIELDS if name in fields})
+    options = fields.get("game_options", {})
+    check("game_options", isinstance(options, dict)
+          and all(isinstance(key, str) for key in options), "a mapping of option names")
+    check("features", isinstance(fields.get("features", False), bool), "true or false")
+    check("steps", count(fields.get("steps", 0), low=0), "a non-negative integer")
+    check("extra", isinstance(fields.get("extra", {}), dict), "a mapping")
+    metadata = PolicyMetadata(**{name: value for name, value in fields.items()
+                                 if name not in SHAPE_FIELDS}, network=shape)
     # As in a training config: option names the env knows, values it takes, a player count the
     # game has; a bad option would otherwise fail, or be ignored, only when a game is played.
     GAMES[metadata.game].check_env_options(metadata.num_players, metadata.game_options)
@@ -430,10 +428,11 @@ def _check_tensor_shapes(metadata: PolicyMetadata,
     full-decision network's three MLPs) and the action head (``num_actions``). Every other
     part of the network has a size fixed by the game, so the network built from checked
     metadata is no larger than the file."""
+    shape, hidden = metadata.network, list(metadata.network.hidden)
     expected = {"action_net.bias": (metadata.num_actions,)}
     mlps = (("policy_net", metadata.observation_size),
-            ("value_net", metadata.observation_size + metadata.critic_state_size))
-    if metadata.action_scorer and GAMES[metadata.game].full_decisions(metadata.game_options):
+            ("value_net", metadata.observation_size + shape.critic_state_size))
+    if shape.action_scorer and GAMES[metadata.game].full_decisions(metadata.game_options):
         # A FullDecisionPolicy: the decisions MLP reads the observation; the picks' scorer
         # reads its default-mode part, whose size the game fixes.
         prefix = "mlp_extractor.picks.mlp."
@@ -442,17 +441,17 @@ def _check_tensor_shapes(metadata: PolicyMetadata,
         mlps = (("decisions", metadata.observation_size), ("policy_net", default_size),
                 ("value_net", default_size))
     else:
-        prefix = "mlp_extractor.mlp." if metadata.action_scorer else "mlp_extractor."
+        prefix = "mlp_extractor.mlp." if shape.action_scorer else "mlp_extractor."
     for net, inputs in mlps:
         net_prefix = "mlp_extractor." if net == "decisions" else prefix
-        _expect_layers(expected, tensors, f"{net_prefix}{net}.", metadata.hidden, inputs,
-                       f"hidden {metadata.hidden}")
+        _expect_layers(expected, tensors, f"{net_prefix}{net}.", hidden, inputs,
+                       f"hidden {hidden}")
     _check_shapes(expected, tensors,
                   f"observation_size {metadata.observation_size}, critic_state_size "
-                  f"{metadata.critic_state_size}, hidden {_short(metadata.hidden)} and "
+                  f"{shape.critic_state_size}, hidden {_short(hidden)} and "
                   f"num_actions {metadata.num_actions} make")
-    if metadata.endgame_head:
-        _check_endgame_shapes(metadata.endgame_model, metadata.endgame_hidden, tensors)
+    if shape.endgame_head:
+        _check_endgame_shapes(shape.endgame_model, list(shape.endgame_hidden), tensors)
     others = sorted({dtype for _, dtype in tensors.values()} - {WEIGHT_DTYPE})
     if others:
         raise ValueError(f"weights must be {WEIGHT_DTYPE}, the file has {others}")

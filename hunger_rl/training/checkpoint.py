@@ -170,12 +170,13 @@ def _read_checkpoint(folder: Path, network: torch.nn.Module,
         raise ValueError(f"{folder} is not a training checkpoint (no {STATE_FILE})")
     state = _read_state(folder / STATE_FILE)
     metadata = read_metadata(folder / POLICY_FILE)
-    for key in ("game", "num_players", "observation_size", "critic_state_size", "num_actions",
-                "hidden", "activation", "action_value_gain", "endgame_model"):
-        if getattr(metadata, key) != getattr(expected, key):
-            raise ValueError(
-                f"checkpoint {folder} does not match the config: {key} is "
-                f"{getattr(metadata, key)!r} there, {getattr(expected, key)!r} here")
+    differences = [(key, getattr(metadata, key), getattr(expected, key))
+                   for key in ("game", "num_players", "observation_size", "num_actions")]
+    differences.append(metadata.network.difference(expected.network))  # the shape, one value
+    for key, there, here in filter(None, differences):
+        if there != here:
+            raise ValueError(f"checkpoint {folder} does not match the config: {key} is "
+                             f"{there!r} there, {here!r} here")
     shapes = {name: tuple(value.shape) for name, value in network.state_dict().items()}
     weights = {name: torch.as_tensor(array)
                for name, array in read_weights(folder / POLICY_FILE).items()}

@@ -71,6 +71,7 @@ from hunger_rl.engines.hungry.engine import HAND_SIZE, TOTAL_PLAYS
 from hunger_rl.engines.validation import LEGACY_NUMPY_SEED_LIMIT
 from hunger_rl.envs import GAMES
 from hunger_rl.policies.hungry_search import PLAYOUT_OPPONENTS
+from hunger_rl.policies.models.forward import SHAPE_FIELDS, NetworkShape
 from hunger_rl.policies.models.hungry_endgame import DEFAULT_HIDDEN as DEFAULT_ENDGAME_HIDDEN
 from hunger_rl.policies.models.hungry_endgame import DEFAULT_MODEL as DEFAULT_ENDGAME_MODEL
 from hunger_rl.policies.models.hungry_endgame import ENDGAME_MODELS
@@ -312,6 +313,13 @@ class NetworkConfig:
             "applies to {needed} in the full-decision mode only (game_options: "
             "{decision_mode: agents})")))
 
+    def shape(self, critic_state_size: int = 0) -> NetworkShape:
+        """The network's shape: the section's keys of that name, and the privileged critic's
+        ``critic_state_size`` (``TrainConfig.network_shape`` knows the game's)."""
+        keys = {spec.name for spec in dataclasses.fields(self)}
+        return NetworkShape(**{name: getattr(self, name) for name in SHAPE_FIELDS if name in keys},
+                            critic_state_size=critic_state_size)
+
 
 @dataclass(frozen=True)
 class OpponentsConfig:
@@ -534,6 +542,15 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def network_shape(self) -> NetworkShape:
+        """The shape of the network this config trains (with a privileged critic, reading the
+        game's state after the observation)."""
+        from hunger_rl.policies.models.encoders import state_scale
+
+        state_size = (state_scale(self.game, self.num_players).size
+                      if self.network.privileged_critic else 0)
+        return self.network.shape(state_size)
 
     def replace(self, **changes: Any) -> TrainConfig:
         return dataclasses.replace(self, **changes)
@@ -1187,25 +1204,19 @@ def _check_start_network(key: str, start: str, config: TrainConfig,
     if metadata is None:
         raise ValueError(f"{key}: {excerpt(start)} is not a trained network (a policy file or "
                          "pretrained:NAME:network)")
-    wanted = {"hidden": config.network.hidden, "activation": config.network.activation,
-              "action_scorer": config.network.action_scorer,
-              "endgame_head": config.network.endgame_head,
-              "endgame_hidden": config.network.endgame_hidden,
-              "endgame_model": config.network.endgame_model,
-              "action_value_gain": config.network.action_value_gain,
-              "privileged_critic": config.network.privileged_critic}
-    found = {**{name: getattr(metadata, name) for name in wanted if name != "privileged_critic"},
-             "privileged_critic": metadata.critic_state_size > 0}
+    wanted, found = config.network_shape(), metadata.network
     game_options = dict(config.game_options)
-    if default_decisions:
+    if default_decisions:  # the start's later choices are the rules', whatever the prior
         option, _ = game_spec(config.game).full_decision_option
         game_options.pop(option)
-    else:
-        wanted["rule_prior"], found["rule_prior"] = config.network.rule_prior, metadata.rule_prior
-    for name, value in wanted.items():
-        if found[name] != value:
-            raise ValueError(f"{key}: {excerpt(start)} has network.{name} {found[name]!r}, the "
-                             f"config {value!r}")
+        wanted = dataclasses.replace(wanted, rule_prior=found.rule_prior)
+    difference = found.difference(wanted)  # the shapes, compared as one value
+    if difference is not None:
+        name, there, here = difference
+        if name == "critic_state_size":  # the config's key
+            name, there, here = "privileged_critic", there > 0, here > 0
+        raise ValueError(f"{key}: {excerpt(start)} has network.{name} {there!r}, the config "
+                         f"{here!r}")
     if metadata.game_options != game_options:
         raise ValueError(f"{key}: {excerpt(start)} was trained with game_options "
                          f"{metadata.game_options!r}; this network starts from one trained with "

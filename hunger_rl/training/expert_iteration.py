@@ -44,7 +44,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -200,7 +200,7 @@ def train_expert_iteration(config: TrainConfig, resume: str | Path | None = None
     # 2. Final artefacts: policy, evaluation table, learning curve.
     final_metadata = _with_steps(metadata, state.steps)
     policy_path = save_policy(out / POLICY_FILE, network, final_metadata)
-    write_atomically(out / "policy.json", json.dumps(asdict(final_metadata), indent=1))
+    write_atomically(out / "policy.json", json.dumps(final_metadata.as_file_fields(), indent=1))
     train_seconds = time.perf_counter() - started
     table = final_evaluation(config, policy_path, progress)
     write_table(table, out, {"steps": state.steps, "iterations": state.updates,

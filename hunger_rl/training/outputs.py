@@ -18,7 +18,6 @@ from gymnasium import spaces
 
 from hunger_rl.arena.evaluation import evaluate
 from hunger_rl.policies.learned import PolicyMetadata
-from hunger_rl.policies.models.encoders import state_scale
 from hunger_rl.training.checkpoint import HISTORY_FIELDS, remove_leftovers
 from hunger_rl.training.config import TrainConfig
 
@@ -57,9 +56,7 @@ def saved_config_differences(config: TrainConfig, run: str) -> list[str]:
 
 def critic_state_size(config: TrainConfig) -> int:
     """Numbers of the game's state a privileged critic reads after the observation (or 0)."""
-    if not config.network.privileged_critic:
-        return 0
-    return state_scale(config.game, config.num_players).size
+    return config.network_shape().critic_state_size
 
 
 def policy_metadata(config: TrainConfig, observation_space: spaces.Box,
@@ -70,14 +67,9 @@ def policy_metadata(config: TrainConfig, observation_space: spaces.Box,
     return PolicyMetadata(
         config.game, config.num_players,
         observation_size=int(observation_space.shape[0]) - state_size,
-        num_actions=int(action_space.n), hidden=list(config.network.hidden),
-        activation=config.network.activation, game_options=dict(config.game_options),
-        features=True, action_scorer=config.network.action_scorer,
-        endgame_head=config.network.endgame_head,
-        endgame_hidden=list(config.network.endgame_hidden),
-        endgame_model=config.network.endgame_model, critic_state_size=state_size,
-        rule_prior=config.network.rule_prior,
-        action_value_gain=config.network.action_value_gain, extra={"config": config.to_dict()})
+        num_actions=int(action_space.n), network=config.network_shape(),
+        game_options=dict(config.game_options), features=True,
+        extra={"config": config.to_dict()})
 
 
 def evaluate_policy(config: TrainConfig, policy_path: Path, games: int, seed: int,

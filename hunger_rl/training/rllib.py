@@ -521,7 +521,7 @@ def train_rllib(config: TrainConfig, progress: bool = True) -> list[dict[str, An
         algorithm.stop()
         if own_ray:
             ray.shutdown()
-    write_atomically(out / "policy.json", json.dumps(dataclasses.asdict(final_metadata), indent=1))
+    write_atomically(out / "policy.json", json.dumps(final_metadata.as_file_fields(), indent=1))
     train_seconds = time.perf_counter() - started
     table = final_evaluation(config, policy_path, progress)
     write_table(table, out, {"steps": steps, "train_seconds": round(train_seconds, 1),

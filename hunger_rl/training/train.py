@@ -21,10 +21,10 @@ A run starts from an untrained network, or from the weights of ``network.start``
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +46,9 @@ from hunger_rl.policies.learned import (
 )
 from hunger_rl.policies.models.encoders import make_encoder
 from hunger_rl.policies.models.networks import (
-    ACTIVATION_FUNCTIONS,
     ActionScorerPolicy,
     FullDecisionPolicy,
+    mlp_kwargs,
     policy_class_and_kwargs,
 )
 from hunger_rl.policies.registry import make_policy
@@ -62,7 +62,6 @@ from hunger_rl.training.config import SELF_PLAY, TrainConfig
 from hunger_rl.training.endgame import endgame_positions, fit_endgame_head, play_values
 from hunger_rl.training.games import training_game
 from hunger_rl.training.outputs import (
-    critic_state_size,
     evaluate_policy,
     final_evaluation,
     format_table,
@@ -143,7 +142,7 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     # 4. Final artefacts: policy, checkpoint, evaluation table, learning curve.
     policy_path = save_policy(out / POLICY_FILE, model.policy, _with_steps(metadata, state.steps))
     write_atomically(out / "policy.json",
-                     json.dumps(asdict(_with_steps(metadata, state.steps)), indent=1))
+                     json.dumps(_with_steps(metadata, state.steps).as_file_fields(), indent=1))
     _save_checkpoint(out, model, metadata, state, config)
     train_seconds = time.perf_counter() - started
     table = final_evaluation(config, policy_path, progress)
@@ -161,13 +160,10 @@ def train(config: TrainConfig, resume: str | Path | None = None,
 def make_model(config: TrainConfig, vec_env: VecEnv,
                tensorboard_log: str | None = None) -> ScaledGroupsPPO:
     """A fresh MaskablePPO learner of the config's network on ``vec_env``."""
+    shape = config.network_shape()
     policy_class, policy_kwargs = policy_class_and_kwargs(
-        config.network.action_scorer,
-        make_encoder(config.game, config.num_players, config.game_options),
-        config.network.endgame_head, critic_state_size(config), config.network.rule_prior,
-        config.network.endgame_hidden, config.network.action_value_gain,
-        config.network.endgame_model)
-    ppo = asdict(config.ppo)
+        shape, make_encoder(config.game, config.num_players, config.game_options))
+    ppo = dataclasses.asdict(config.ppo)
     scorer_lr_scale = ppo.pop("scorer_lr_scale")
     critic_warmup_steps = ppo.pop("critic_warmup_steps")
     group_baseline = ppo.pop("group_baseline")
@@ -178,9 +174,7 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
     return ScaledGroupsPPO(
         policy_class, vec_env, run_steps=config.total_steps, seed=config.seed, verbose=0,
         tensorboard_log=tensorboard_log,
-        policy_kwargs={"net_arch": list(config.network.hidden),
-                       "activation_fn": ACTIVATION_FUNCTIONS[config.network.activation],
-                       **policy_kwargs},
+        policy_kwargs={**mlp_kwargs(shape), **policy_kwargs},
         critic_warmup_steps=critic_warmup_steps, group_baseline=group_baseline, **ppo)
 
 
@@ -314,7 +308,7 @@ def fit_endgame_start(config: TrainConfig, policy: Any, out: Path, progress: boo
                               progress)
     (out / "endgame.json").write_text(json.dumps({"deals": settings.deals,
                                                  "playout_opponent": settings.playout_opponent,
-                                                 **asdict(result)},
+                                                 **dataclasses.asdict(result)},
                                                  indent=1))
     print(f"endgame head: fitted on {result.positions} positions, epoch "
           f"{result.best_epoch + 1} of {settings.epochs} kept; on held-out positions its plays "
@@ -374,7 +368,7 @@ def _start_games_afresh(model: MaskablePPO, config: TrainConfig, steps: int) -> 
 
 
 def _with_steps(metadata: PolicyMetadata, steps: int) -> PolicyMetadata:
-    return PolicyMetadata(**{**asdict(metadata), "steps": steps})
+    return dataclasses.replace(metadata, steps=steps)
 
 
 # -- callbacks --------------------------------------------------------------------------------

@@ -7,9 +7,10 @@ it guides) needs numpy and safetensors, not torch. Both read the weights under t
 modules' names (their ``state_dict``): :class:`NetworkWeights` refuses weights that lack a name
 this module reads, or hold one it does not, so a layer added to a training network cannot be
 left out of play unnoticed. What both forms share is computed here only and the torch modules
-take it from here: the layout of a network (:func:`network_layout`: its kind, which input
-columns feed which part), the sizes of the action scorer, the input gains of
-``ActionValueGain``, and the endgame heads' inputs (:class:`EndgameInputs`).
+take it from here: the shape of a network (:class:`NetworkShape`, which the training config,
+a policy file's metadata and the builders all hold), its layout (:func:`network_layout`: its
+kind, which input columns feed which part), the sizes of the action scorer, the input gains
+of ``ActionValueGain``, and the endgame heads' inputs (:class:`EndgameInputs`).
 
 Every array is float32, as in torch; the logits agree with torch's to float32 rounding
 (tests/policies/test_numpy_forward.py compares both over thousands of positions).
@@ -17,7 +18,10 @@ Every array is float32, as in torch; the logits agree with torch's to float32 ro
 
 from __future__ import annotations
 
+import dataclasses
+import reprlib
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -44,34 +48,20 @@ SCORER_CONTEXT = 16
 SCORER_HIDDEN = 64
 
 
-def network_layout(action_scorer: bool, encoder: Any, endgame_head: bool = False,
-                   critic_state_size: int = 0, rule_prior: float = 0.0,
-                   endgame_hidden: Sequence[int] | None = None, action_value_gain: float = 1.0,
-                   endgame_model: str | None = None) -> tuple[str, dict[str, Any]]:
-    """The kind of network a policy has (with or without the action scorer and its endgame
-    head, the network ``endgame_model`` with the widths ``endgame_hidden``, or a privileged
-    critic reading ``critic_state_size`` numbers of state after the encoded observation; an
-    action scorer over a full-decision encoding is the full-decision kind with ``rule_prior``; a
-    plain MLP may read each action's value ``action_value_gain`` times over) and the settings
-    that kind takes beyond the MLP's widths and activation, or a ``ValueError`` for a
-    combination no network has."""
-    endgame_hidden = DEFAULT_HIDDEN if endgame_hidden is None else endgame_hidden
-    endgame_model = DEFAULT_MODEL if endgame_model is None else endgame_model
-    if endgame_head and not action_scorer:
-        raise ValueError("an endgame head belongs to an action scorer")
-    if action_value_gain != 1.0 and action_scorer:
-        raise ValueError("an action value gain belongs to a plain MLP (an action scorer "
-                         "reads the values PRIOR_WEIGHT times over)")
+def network_layout(shape: NetworkShape, encoder: Any) -> tuple[str, dict[str, Any]]:
+    """The kind of network of ``shape`` over ``encoder``'s inputs (a plain MLP, its
+    privileged-critic form, the action scorer with or without its endgame head, or, over a
+    full-decision encoding, the full-decision action scorer) and the settings that kind takes
+    beyond the MLP's widths and activation, or a ``ValueError`` for a shape the encoder's
+    inputs have no such network for (the shape's own rules are :class:`NetworkShape`'s)."""
     full_decisions = getattr(encoder, "full_decisions", False)
-    if rule_prior and not (action_scorer and full_decisions):
+    if shape.rule_prior and not full_decisions:
         raise ValueError("a rule prior belongs to an action scorer in the full-decision mode")
-    if critic_state_size:
-        if action_scorer:
-            raise ValueError("a privileged critic goes with the plain MLP, not an action scorer")
-        return PRIVILEGED_CRITIC, {"critic_state_size": critic_state_size,
-                                   **_value_gain(encoder, action_value_gain)}
-    if not action_scorer:
-        return MLP, _value_gain(encoder, action_value_gain)
+    if shape.critic_state_size:
+        return PRIVILEGED_CRITIC, {"critic_state_size": shape.critic_state_size,
+                                   **_value_gain(encoder, shape.action_value_gain)}
+    if not shape.action_scorer:
+        return MLP, _value_gain(encoder, shape.action_value_gain)
     if not hasattr(encoder, "action_features"):
         raise ValueError("an action scorer needs an encoder with per-action features (derived "
                          "features)")
@@ -79,7 +69,7 @@ def network_layout(action_scorer: bool, encoder: Any, endgame_head: bool = False
     settings: dict[str, Any] = {"action_features": (block.start, block.stop),
                                 "action_feature_size": encoder.action_feature_size}
     if full_decisions:
-        if endgame_head:
+        if shape.endgame_head:
             raise ValueError("an endgame head belongs to a default-mode action scorer")
         (start, stop), (crowd_start, crowd_stop) = encoder.default_input
         # The scores' block inside the default-mode input (the crowd block follows the scaled
@@ -90,11 +80,11 @@ def network_layout(action_scorer: bool, encoder: Any, endgame_head: bool = False
             "action_features": (offset, offset + block.stop - block.start),
             "action_feature_size": encoder.action_feature_size,
             "rule_actions": (encoder.rule_actions.start, encoder.rule_actions.stop),
-            "rule_prior": rule_prior}
-    if endgame_head:
+            "rule_prior": shape.rule_prior}
+    if shape.endgame_head:
         settings["endgame"] = {"num_players": encoder.num_players,
                                "observation_scale": encoder.observation_scale,
-                               "hidden": tuple(endgame_hidden), "model": endgame_model}
+                               "hidden": shape.endgame_hidden, "model": shape.endgame_model}
     return ACTION_SCORER, settings
 
 
@@ -234,6 +224,121 @@ class EndgameInputs:
                                (hand[..., None] > 0.5).astype(dtype),
                                (unseen[..., None] > 0.5).astype(dtype),
                                resorts[:, CARD_HOME], resorts[:, CARD_HOTEL]], axis=2)
+
+
+# -- the shape of a network ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NetworkShape:
+    """Everything that makes a policy network's layers and what they read, declared once: the
+    training config builds one (``training.config.NetworkConfig.shape``), a policy file's
+    metadata holds one (``policies.learned.PolicyMetadata.network``, stored as the file's flat
+    fields), and the network builders take one (:func:`network_layout`, the torch networks of
+    ``models.networks``). Two networks have the same layers and inputs exactly when their
+    shapes are equal. A shape checks its own rules when made: a ``ValueError`` names the field,
+    or the combination no network has."""
+
+    hidden: tuple[int, ...]  # the MLPs' widths
+    activation: str  # between their layers (``ACTIVATIONS``)
+    # An :class:`ActionScorerPolicy` over the encoder's ``action_features``.
+    action_scorer: bool = False
+    # With ``action_scorer``: a ``models.hungry_endgame`` head for the plays once the deck is
+    # empty, the network ``endgame_model`` (``ENDGAME_MODEL_NAMES``) of the widths
+    # ``endgame_hidden`` (files from before these settings have the defaults).
+    endgame_head: bool = False
+    endgame_hidden: tuple[int, ...] = DEFAULT_HIDDEN
+    endgame_model: str = DEFAULT_MODEL
+    # > 0: a privileged critic (``models.networks.PrivilegedCriticPolicy``): in training the
+    # value network also reads this many numbers of the game's ``state()`` after the encoded
+    # observation. The actor never reads them, so the policy plays from the observation alone.
+    critic_state_size: int = 0
+    # With ``action_scorer`` in HUNGER's full-decision mode (a
+    # ``models.networks.FullDecisionPolicy``): the logit its later choices start with on the
+    # S19 rule's choice.
+    rule_prior: float = 0.0
+    # A plain MLP's gain on each action's value among its inputs
+    # (``models.networks.ActionValueGain``; files from before the setting have 1).
+    action_value_gain: float = 1.0
+
+    def __post_init__(self) -> None:
+        self._check_fields()
+        for name in ("hidden", "endgame_hidden"):  # a list in a file or a config
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        self._check_combinations()
+
+    def _check_fields(self) -> None:
+        def check(name: str, valid: bool, wanted: str) -> None:
+            if not valid:
+                raise ValueError(f"{name} must be {wanted}, got {_short(getattr(self, name))}")
+
+        for widths in ("hidden", "endgame_hidden"):
+            value = getattr(self, widths)
+            check(widths, isinstance(value, list | tuple) and len(value) > 0
+                  and all(_count(width) for width in value),
+                  "a non-empty list of positive integers")
+        check("activation", isinstance(self.activation, str)
+              and self.activation in ACTIVATIONS, f"one of {sorted(ACTIVATIONS)}")
+        check("endgame_model", isinstance(self.endgame_model, str)
+              and self.endgame_model in ENDGAME_MODEL_NAMES,
+              f"one of {sorted(ENDGAME_MODEL_NAMES)}")
+        check("endgame_hidden", self.endgame_model != CARDS
+              or len(set(self.endgame_hidden)) == 1, "equal widths for the cards endgame model")
+        for flag in ("action_scorer", "endgame_head"):
+            check(flag, isinstance(getattr(self, flag), bool), "true or false")
+        check("critic_state_size", _count(self.critic_state_size, low=0),
+              "a non-negative integer")
+        check("rule_prior", _number(self.rule_prior) and 0 <= self.rule_prior <= 1e6,
+              "a number in [0, 1e6]")
+        check("action_value_gain", _number(self.action_value_gain)
+              and 0 < self.action_value_gain <= 1e6, "a number in (0, 1e6]")
+
+    def _check_combinations(self) -> None:
+        if self.endgame_head and not self.action_scorer:
+            raise ValueError("an endgame head belongs to an action scorer")
+        if self.action_value_gain != 1.0 and self.action_scorer:
+            raise ValueError("an action value gain belongs to a plain MLP (an action scorer "
+                             "reads the values PRIOR_WEIGHT times over)")
+        if self.rule_prior and not self.action_scorer:
+            raise ValueError("a rule prior belongs to an action scorer in the full-decision "
+                             "mode")
+        if self.critic_state_size and self.action_scorer:
+            raise ValueError("a privileged critic goes with the plain MLP, not an action scorer")
+
+    def file_fields(self) -> dict[str, Any]:
+        """The fields as a policy file's JSON holds them (widths as lists)."""
+        return {name: list(value) if isinstance(value, tuple) else value
+                for name, value in dataclasses.asdict(self).items()}
+
+    def difference(self, other: NetworkShape) -> tuple[str, Any, Any] | None:
+        """The first field in which this shape differs from ``other`` (its name, this value
+        and the other's, as a file holds them), or None if they are equal."""
+        mine, theirs = self.file_fields(), other.file_fields()
+        for name, value in mine.items():
+            if theirs[name] != value:
+                return name, value, theirs[name]
+        return None
+
+
+# The fields of a shape, in their order (a policy file's, after ``num_actions``).
+SHAPE_FIELDS = tuple(spec.name for spec in dataclasses.fields(NetworkShape))
+
+
+def _count(value: Any, low: int = 1) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _short(value: Any) -> str:
+    """A bounded repr for an error message about a file's contents."""
+    try:
+        text = reprlib.repr(value)
+    except ValueError:  # an int with too many digits for str()
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 # -- the numpy forward pass -------------------------------------------------------------------

@@ -23,6 +23,7 @@ from hunger_rl.policies.models.forward import (
     PRIVILEGED_CRITIC,
     SCORER_CONTEXT,
     SCORER_HIDDEN,
+    NetworkShape,
     network_layout,
     value_gains,
 )
@@ -31,13 +32,17 @@ from hunger_rl.policies.models.hungry_endgame import CardGridHead, endgame_head
 ACTIVATION_FUNCTIONS = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
 
 
-def policy_class_and_kwargs(action_scorer: bool, encoder: Any, *layout: Any,
-                            **layout_keywords: Any) -> tuple[type, dict[str, Any]]:
-    """The network class for a policy and the arguments it needs beyond SB3's own: those of
-    ``forward.network_layout`` (which takes the same arguments and refuses the combinations
-    no network has), the numpy forward pass's layout of the same network."""
-    return torch_policy_class(*network_layout(action_scorer, encoder, *layout,
-                                              **layout_keywords))
+def policy_class_and_kwargs(shape: NetworkShape, encoder: Any) -> tuple[type, dict[str, Any]]:
+    """The network class for a policy of ``shape`` over ``encoder``'s inputs and the arguments
+    it needs beyond SB3's own (``net_arch``, ``activation_fn``: :func:`mlp_kwargs`): those of
+    ``forward.network_layout``, the numpy forward pass's layout of the same network."""
+    return torch_policy_class(*network_layout(shape, encoder))
+
+
+def mlp_kwargs(shape: NetworkShape) -> dict[str, Any]:
+    """SB3's own arguments of a policy of ``shape``: the MLPs' widths and activation."""
+    return {"net_arch": list(shape.hidden),
+            "activation_fn": ACTIVATION_FUNCTIONS[shape.activation]}
 
 
 def torch_policy_class(kind: str, settings: dict[str, Any]) -> tuple[type, dict[str, Any]]:
