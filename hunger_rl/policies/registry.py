@@ -135,13 +135,7 @@ def _guided_hungry_search(search: ScriptedPolicy, spec: str, argument: str, game
     network_spec = guide_spec
     if guide_spec.startswith(PREFIX) and guide_spec.count(":") == 1:
         network_spec += ":" + NETWORK
-    try:
-        guide = make_policy(network_spec, game, num_players)
-    except ValueError as error:
-        raise ValueError(f"in {spec!r}, the network {guide_spec!r}: {error}") from error
-    if not hasattr(guide, "logits"):
-        raise ValueError(f"in {spec!r}, {guide_spec!r} is not a trained network (a checkpoint "
-                         "or pretrained:NAME), so it cannot guide the search")
+    guide = _guiding_network(spec, guide_spec, network_spec, game, num_players)
     if cutoff is not None and not guide.predicts_win_share:
         raise ValueError(f"in {spec!r}, the cut-off {cutoff} needs a network whose value head "
                          f"was fitted to win shares (expert iteration fits one); {guide_spec!r} "
@@ -180,15 +174,24 @@ def _guided_smmcts(entry: ScriptedPolicy, spec: str, argument: str, game: str,
     if typed_count(cutoff) is not None and rest:
         raise ValueError(f"in {spec!r}, smmcts takes no cut-off: its network is a prior only "
                          f"(smmcts:{count}:SPEC)")
+    guide = _guiding_network(spec, guide_spec, guide_spec, game, num_players)
+    # Through the table: the search's module reads this one's defaults.
+    return search(count, guide=guide, selection=selection)
+
+
+def _guiding_network(spec: str, guide_spec: str, network_spec: str, game: str,
+                     num_players: int) -> Policy:
+    """The trained network that ``guide_spec`` names in the search spec ``spec``, loaded as
+    ``network_spec`` (a searching shipped agent's network alone); a clear error if it cannot
+    be loaded or is no trained network."""
     try:
-        guide = make_policy(guide_spec, game, num_players)
+        guide = make_policy(network_spec, game, num_players)
     except ValueError as error:
         raise ValueError(f"in {spec!r}, the network {guide_spec!r}: {error}") from error
     if not hasattr(guide, "logits"):
         raise ValueError(f"in {spec!r}, {guide_spec!r} is not a trained network (a checkpoint "
                          "or pretrained:NAME), so it cannot guide the search")
-    # Through the table: the search's module reads this one's defaults.
-    return search(count, guide=guide, selection=selection)
+    return guide
 
 
 _HUNGRY_SEARCH_FORMS = (
