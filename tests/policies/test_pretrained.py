@@ -147,7 +147,9 @@ def test_a_bad_search_in_the_catalogue_is_a_clear_error(monkeypatch, search, pro
 
 
 def test_a_search_for_a_game_without_one_is_a_clear_error(monkeypatch):
-    show = {**catalogue()["hunger_show_2p"], "search": {"simulations": 16}}
+    # Without its temperature, which an agent that searches may not have (a check of its own).
+    show = {**{key: value for key, value in catalogue()["hunger_show_2p"].items()
+               if key != "temperature"}, "search": {"simulations": 16}}
     monkeypatch.setattr(pretrained, "catalogue", lambda: {**catalogue(), "hunger_show_2p": show})
     with pytest.raises(ValueError, match="agent 'hunger_show_2p': no search of hunger_show "
                                          "plays a shipped agent"):
