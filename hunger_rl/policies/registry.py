@@ -179,19 +179,28 @@ def _guided_smmcts(entry: ScriptedPolicy, spec: str, argument: str, game: str,
     return search(count, guide=guide, selection=selection)
 
 
+def _trained_network(spec: str, network_spec: str, game: str, num_players: int, *,
+                     named: str, attribute: str, not_one: str) -> Policy:
+    """The trained network ``network_spec`` inside the spec ``spec``, which must have
+    ``attribute``: a load error is re-raised after ``in spec, named:``, a policy without the
+    attribute is the error ``in spec, not_one``."""
+    try:
+        policy = make_policy(network_spec, game, num_players)
+    except ValueError as error:
+        raise ValueError(f"in {spec!r}, {named}: {error}") from error
+    if not hasattr(policy, attribute):
+        raise ValueError(f"in {spec!r}, {not_one}")
+    return policy
+
+
 def _guiding_network(spec: str, guide_spec: str, network_spec: str, game: str,
                      num_players: int) -> Policy:
-    """The trained network that ``guide_spec`` names in the search spec ``spec``, loaded as
-    ``network_spec`` (a searching shipped agent's network alone); a clear error if it cannot
-    be loaded or is no trained network."""
-    try:
-        guide = make_policy(network_spec, game, num_players)
-    except ValueError as error:
-        raise ValueError(f"in {spec!r}, the network {guide_spec!r}: {error}") from error
-    if not hasattr(guide, "logits"):
-        raise ValueError(f"in {spec!r}, {guide_spec!r} is not a trained network (a checkpoint "
-                         "or pretrained:NAME), so it cannot guide the search")
-    return guide
+    """The trained network that ``guide_spec`` names to guide the search spec ``spec``, loaded
+    as ``network_spec`` (a searching shipped agent's network alone)."""
+    return _trained_network(
+        spec, network_spec, game, num_players, named=f"the network {guide_spec!r}",
+        attribute="logits", not_one=f"{guide_spec!r} is not a trained network (a checkpoint or "
+        "pretrained:NAME), so it cannot guide the search")
 
 
 _HUNGRY_SEARCH_FORMS = (
@@ -364,15 +373,11 @@ def _play_mode(spec: str, mode: str, argument: str, game: str, num_players: int)
     if not network_spec:
         raise ValueError(f"in {spec!r}, a trained network's policy spec must follow {mode}: "
                          f"({ARGMAX}:SPEC, {SAMPLE}:SPEC or {SAMPLE}:T:SPEC)")
-    try:
-        policy = make_policy(network_spec, game, num_players)
-    except ValueError as error:
-        raise ValueError(f"in {spec!r}, {network_spec!r}: {error}") from error
-    if not hasattr(policy, "temperature"):
-        raise ValueError(f"in {spec!r}, {network_spec!r} is not a trained network (a checkpoint, "
-                         "or pretrained:NAME of an agent that does not search: "
-                         "pretrained:NAME:network for one that does), so it has no "
-                         "distribution to play")
+    policy = _trained_network(
+        spec, network_spec, game, num_players, named=repr(network_spec), attribute="temperature",
+        not_one=f"{network_spec!r} is not a trained network (a checkpoint, or pretrained:NAME of "
+        "an agent that does not search: pretrained:NAME:network for one that does), so it has "
+        "no distribution to play")
     from hunger_rl.policies.learned import checked_temperature
 
     try:
