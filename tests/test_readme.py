@@ -178,3 +178,28 @@ def test_cheap_forms_stand_in_for_the_real_commands():
 
 def test_readme_stays_short():
     assert len(README.splitlines()) <= README_LINE_LIMIT
+
+
+def shipped_agent_rows(text: str) -> dict[str, list[str]]:
+    """The rows of a page's shipped-agents table (those whose first cell is a shipped agent's
+    name), by agent, as lists of cells."""
+    from hunger_rl.policies.pretrained import catalogue
+
+    rows = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("| `") and cells[0].strip("`") in catalogue():
+            rows.setdefault(cells[0].strip("`"), cells)
+    return rows
+
+
+def test_the_shipped_agents_figures_are_the_same_in_the_readme_and_the_agents_page():
+    """docs/agents.md holds the shipped agents' table that the README shows (the README adds the
+    exploiter's column), so that a figure changed in one place cannot disagree with the other."""
+    from hunger_rl.policies.pretrained import catalogue
+
+    readme = shipped_agent_rows(README)
+    page = shipped_agent_rows((ROOT / "docs" / "agents.md").read_text())
+    assert set(readme) == set(page) == set(catalogue())
+    for name, cells in page.items():
+        assert readme[name][:len(cells)] == cells, name
