@@ -129,9 +129,11 @@ def test_an_sb3_model_plays_the_librarys_masked_action(model_files):
 
 
 def test_sb3_models_play_legal_games_through_evaluate(model_files):
-    for kind in ("maskable", "ppo"):
+    # Worker processes load the model by its spec (each spawn imports torch and sb3: seconds),
+    # so one kind plays in workers, the other in this process.
+    for kind, workers in (("maskable", 2), ("ppo", 1)):
         result = evaluate("hungry", 2, [f"sb3:{model_files[kind]}", "random"], games=16,
-                          workers=2, progress=False)
+                          workers=workers, progress=False)
         assert result.games == 16
     guided = evaluate("hungry", 2, [f"search:8:sb3:{model_files['maskable']}", "random"],
                       games=2, progress=False)  # the model's logits as the search's prior
