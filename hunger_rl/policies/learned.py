@@ -22,7 +22,6 @@ import dataclasses
 import json
 import os
 import re
-import reprlib
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -41,7 +40,9 @@ from hunger_rl.policies.models.forward import (
     SHAPE_FIELDS,
     NetworkShape,
     PolicyNetwork,
+    is_count,
     network_layout,
+    short_repr,
 )
 from hunger_rl.policies.models.forward import INPUT_SIZE as ENDGAME_INPUT_SIZE
 
@@ -368,11 +369,11 @@ def read_metadata(path: str | Path) -> PolicyMetadata:
         raise ValueError(f"{path} is not a readable policy file: {error}") from error
     if header.get("format") != FORMAT:
         raise ValueError(f"{path} is not a hunger-rl policy file (format "
-                         f"{_short(header.get('format'))}, expected {FORMAT!r})")
+                         f"{short_repr(header.get('format'))}, expected {FORMAT!r})")
     try:
         fields = json.loads(header[METADATA_KEY])
     except (KeyError, ValueError, RecursionError) as error:  # ValueError: JSON, a huge int
-        raise ValueError(f"{path}: corrupt policy metadata: {_short(error)}") from error
+        raise ValueError(f"{path}: corrupt policy metadata: {short_repr(error)}") from error
     try:
         metadata = _checked_metadata(fields)
         _check_tensor_shapes(metadata, tensors)
@@ -385,11 +386,11 @@ def _checked_metadata(fields: Any) -> PolicyMetadata:
     """The metadata of a file's JSON ``fields``, each checked (the shape's by
     :class:`NetworkShape`), else a ``ValueError`` naming the first that is wrong."""
     if not isinstance(fields, dict):
-        raise ValueError(f"expected a JSON object, got {_short(fields)}")
+        raise ValueError(f"expected a JSON object, got {short_repr(fields)}")
     known = {f.name for f in dataclasses.fields(PolicyMetadata)} - {"network"} | set(SHAPE_FIELDS)
     unknown = sorted(str(key) for key in fields if key not in known)
     if unknown:
-        raise ValueError(f"unknown keys {_short(unknown)}")
+        raise ValueError(f"unknown keys {short_repr(unknown)}")
     missing = [name for name in ("game", "num_players", "observation_size", "num_actions",
                                  "hidden", "activation") if name not in fields]
     if missing:
@@ -397,21 +398,18 @@ def _checked_metadata(fields: Any) -> PolicyMetadata:
 
     def check(name: str, valid: bool, wanted: str) -> None:
         if not valid:
-            raise ValueError(f"{name} must be {wanted}, got {_short(fields.get(name))}")
-
-    def count(value: Any, low: int = 1) -> bool:
-        return isinstance(value, int) and not isinstance(value, bool) and value >= low
+            raise ValueError(f"{name} must be {wanted}, got {short_repr(fields.get(name))}")
 
     check("game", isinstance(fields["game"], str) and fields["game"] in GAMES,
           f"one of {sorted(GAMES)}")
     for name in ("num_players", "observation_size", "num_actions"):
-        check(name, count(fields[name]), "a positive integer")
+        check(name, is_count(fields[name]), "a positive integer")
     shape = NetworkShape(**{name: fields[name] for name in SHAPE_FIELDS if name in fields})
     options = fields.get("game_options", {})
     check("game_options", isinstance(options, dict)
           and all(isinstance(key, str) for key in options), "a mapping of option names")
     check("features", isinstance(fields.get("features", False), bool), "true or false")
-    check("steps", count(fields.get("steps", 0), low=0), "a non-negative integer")
+    check("steps", is_count(fields.get("steps", 0), low=0), "a non-negative integer")
     check("extra", isinstance(fields.get("extra", {}), dict), "a mapping")
     metadata = PolicyMetadata(**{name: value for name, value in fields.items()
                                  if name not in SHAPE_FIELDS}, network=shape)
@@ -448,7 +446,7 @@ def _check_tensor_shapes(metadata: PolicyMetadata,
                        f"hidden {hidden}")
     _check_shapes(expected, tensors,
                   f"observation_size {metadata.observation_size}, critic_state_size "
-                  f"{shape.critic_state_size}, hidden {_short(hidden)} and "
+                  f"{shape.critic_state_size}, hidden {short_repr(hidden)} and "
                   f"num_actions {metadata.num_actions} make")
     if shape.endgame_head:
         _check_endgame_shapes(shape.endgame_model, list(shape.endgame_hidden), tensors)
@@ -464,7 +462,7 @@ def _check_endgame_shapes(model: str, widths: list[int],
     cards model's card embedding (from the card inputs) and its rounds of messages, one per
     width."""
     head = "mlp_extractor.endgame."
-    named = f"endgame_model {model!r} with endgame_hidden {_short(widths)}"
+    named = f"endgame_model {model!r} with endgame_hidden {short_repr(widths)}"
     expected: dict[str, tuple[int, ...]] = {}
     if model == "cards":
         width = widths[0]
@@ -533,15 +531,6 @@ def load_policy(path: str | Path, game: str, num_players: int,
             f"not for {game} with {num_players} players")
     return LearnedPolicy.from_weights(metadata, read_weights(path), temperature,
                                       name=str(path))
-
-
-def _short(value: Any) -> str:
-    """A bounded repr for an error message about a file's contents."""
-    try:
-        text = str(value) if isinstance(value, BaseException) else reprlib.repr(value)
-    except ValueError:  # an int with too many digits for str()
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _policy_file(path: str | Path) -> Path:

@@ -270,12 +270,12 @@ class NetworkShape:
     def _check_fields(self) -> None:
         def check(name: str, valid: bool, wanted: str) -> None:
             if not valid:
-                raise ValueError(f"{name} must be {wanted}, got {_short(getattr(self, name))}")
+                raise ValueError(f"{name} must be {wanted}, got {short_repr(getattr(self, name))}")
 
         for widths in ("hidden", "endgame_hidden"):
             value = getattr(self, widths)
             check(widths, isinstance(value, list | tuple) and len(value) > 0
-                  and all(_count(width) for width in value),
+                  and all(is_count(width) for width in value),
                   "a non-empty list of positive integers")
         check("activation", isinstance(self.activation, str)
               and self.activation in ACTIVATIONS, f"one of {sorted(ACTIVATIONS)}")
@@ -286,7 +286,7 @@ class NetworkShape:
               or len(set(self.endgame_hidden)) == 1, "equal widths for the cards endgame model")
         for flag in ("action_scorer", "endgame_head"):
             check(flag, isinstance(getattr(self, flag), bool), "true or false")
-        check("critic_state_size", _count(self.critic_state_size, low=0),
+        check("critic_state_size", is_count(self.critic_state_size, low=0),
               "a non-negative integer")
         check("rule_prior", _number(self.rule_prior) and 0 <= self.rule_prior <= 1e6,
               "a number in [0, 1e6]")
@@ -324,7 +324,8 @@ class NetworkShape:
 SHAPE_FIELDS = tuple(spec.name for spec in dataclasses.fields(NetworkShape))
 
 
-def _count(value: Any, low: int = 1) -> bool:
+def is_count(value: Any, low: int = 1) -> bool:
+    """Whether ``value`` is an integer (not a bool) of at least ``low``: a policy file's counts."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
 
@@ -332,10 +333,10 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _short(value: Any) -> str:
-    """A bounded repr for an error message about a file's contents."""
+def short_repr(value: Any) -> str:
+    """A bounded repr for an error message about a file's contents (an exception: its text)."""
     try:
-        text = reprlib.repr(value)
+        text = str(value) if isinstance(value, BaseException) else reprlib.repr(value)
     except ValueError:  # an int with too many digits for str()
         text = f"<{type(value).__name__}>"
     return text if len(text) <= 80 else text[:77] + "..."
