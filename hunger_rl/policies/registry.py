@@ -299,9 +299,8 @@ def make_policy(spec: str, game: str, num_players: int) -> Policy:
     if name == "pretrained" and argument:
         from hunger_rl.policies.pretrained import load_pretrained
 
-        searches = [entry for entry in table.values() if entry.shipped_search]
-        return load_pretrained(argument, game, num_players,
-                               search_policy=searches[0] if searches else None)
+        search = next((entry for entry in table.values() if entry.shipped_search), None)
+        return load_pretrained(argument, game, num_players, search_policy=search)
     if _looks_like_path(spec):
         return _load_checkpoint(spec, game, num_players)
     raise ValueError(f"unknown policy spec {spec!r} for {game}; {_valid_specs_text(game)}")
