@@ -54,20 +54,15 @@ def saved_config_differences(config: TrainConfig, run: str) -> list[str]:
                   if before.get(key) != now.get(key))
 
 
-def critic_state_size(config: TrainConfig) -> int:
-    """Numbers of the game's state a privileged critic reads after the observation (or 0)."""
-    return config.network_shape().critic_state_size
-
-
 def policy_metadata(config: TrainConfig, observation_space: spaces.Box,
                     action_space: spaces.Discrete) -> PolicyMetadata:
     """The policy file's metadata for the training envs' spaces (their inputs hold the state
     after the observation with a privileged critic)."""
-    state_size = critic_state_size(config)
+    shape = config.network_shape()
     return PolicyMetadata(
         config.game, config.num_players,
-        observation_size=int(observation_space.shape[0]) - state_size,
-        num_actions=int(action_space.n), network=config.network_shape(),
+        observation_size=int(observation_space.shape[0]) - shape.critic_state_size,
+        num_actions=int(action_space.n), network=shape,
         game_options=dict(config.game_options), features=True,
         extra={"config": config.to_dict()})
 
