@@ -25,6 +25,7 @@ from hunger_rl.engines.hungry.engine import (
     HAND_SIZE,
     NUM_ACTIONS,
     NUM_CARD_TYPES,
+    OPTION_DEFAULTS,
     REMOVED_CARDS,
     TIED_SECOND_RULES,
     TOTAL_PLAYS,
@@ -48,7 +49,8 @@ from hunger_rl.openspiel.states import (
 
 SHORT_NAME = "python_hungry"
 RANDOM_FIRST = "random"
-DEFAULT_PARAMETERS = {"players": DEFAULT_PLAYERS, "first_player": "player_0", "tied_second": "next"}
+# The player count and the game's options, with the engine's defaults (``OPTION_DEFAULTS``).
+DEFAULT_PARAMETERS = {"players": DEFAULT_PLAYERS, **OPTION_DEFAULTS}
 # What a serialised state holds besides the game's name (``openspiel.states``).
 STATE_FIELDS = ("history",)
 # Every card of the 50 is a chance outcome once (removed, dealt or drawn), and the first

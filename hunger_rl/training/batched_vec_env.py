@@ -38,7 +38,7 @@ from gymnasium import spaces
 
 from hunger_rl.engines.compiled import spread_seeds
 from hunger_rl.engines.hungry.batched import BatchedHungry
-from hunger_rl.engines.hungry.engine import NUM_ACTIONS
+from hunger_rl.engines.hungry.engine import NUM_ACTIONS, OPTION_DEFAULTS
 from hunger_rl.envs.hungry.env import HungryEnv
 from hunger_rl.policies.hungry_batched import POLICY_KINDS, BatchedPolicy
 from hunger_rl.training.batched_learner import LearnerOutputs, play_to_learners, step_learners
@@ -58,10 +58,10 @@ class BatchedHungryVecEnv(WholeBatchVecEnv):
         opponent: str = "random",
         seed: int | None = None,
         reward: str = "win",
-        tied_second: str = "next",
+        tied_second: str = OPTION_DEFAULTS["tied_second"],
         encode: Callable[[np.ndarray], np.ndarray] | None = None,
         encoded_size: int | None = None,
-        first_player: str = "player_0",
+        first_player: str = OPTION_DEFAULTS["first_player"],
         margin_shaping: float = 0.0,
         group_size: int = 1,
     ):

@@ -30,7 +30,7 @@ import torch
 from tqdm import tqdm
 
 from hunger_rl.arena.matches import map_chunks
-from hunger_rl.engines.hungry.engine import HAND_SIZE, TOTAL_PLAYS
+from hunger_rl.engines.hungry.engine import HAND_SIZE, OPTION_DEFAULTS, TOTAL_PLAYS
 from hunger_rl.engines.hungry.observation import observation_layout
 from hunger_rl.engines.hungry.view import HungryView
 from hunger_rl.policies.hungry_batched import forecast_values_of_observations
@@ -85,7 +85,7 @@ def play_values(num_players: int, positions: EndgamePositions, deals: int, seed:
                 progress: bool = True, opponent: str = "forecast") -> np.ndarray:
     """(P, 50) mean win share of every legal play over ``deals`` sampled deals, the other seats
     playing the ``opponent`` in the playouts; NaN where illegal."""
-    tied_second = (game_options or {}).get("tied_second", "next")
+    tied_second = (game_options or {}).get("tied_second", OPTION_DEFAULTS["tied_second"])
     tasks = [(positions.observations[start : start + CHUNK_SIZE],
               positions.masks[start : start + CHUNK_SIZE], deals, tied_second, opponent, seed,
               start // CHUNK_SIZE)

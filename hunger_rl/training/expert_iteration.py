@@ -307,7 +307,6 @@ def play_hungry_games(num_players: int, game_options: dict[str, Any], settings: 
     guide = LearnedPolicy.from_weights(settings.metadata, settings.weights, name="network")
     search = SearchHungryPolicy(settings.simulations, guide, settings.cutoff,
                                 settings.explore)
-    tied_second = game_options.get("tied_second", "next")
     batch = BatchedHungry(num_players, len(seeds), **game_options)
     out = batch.reset(seeds=seeds[:, 0])
     rngs = [np.random.default_rng(int(seed)) for seed in seeds[:, 1]]
@@ -321,7 +320,7 @@ def play_hungry_games(num_players: int, game_options: dict[str, Any], settings: 
         for game in range(len(seeds)):
             observation = {"observation": out.observations[game].copy(),
                            "action_mask": out.action_masks[game].copy()}
-            view = HungryView.from_observation(observation, tied_second)
+            view = HungryView.from_observation(observation, batch.tied_second)
             actions[game] = search.act(observation, rngs[game], view)
             observations[game, turn] = observation["observation"]
             masks[game, turn] = observation["action_mask"].astype(bool)

@@ -58,6 +58,7 @@ from hunger_rl.engines.hungry.engine import (
     NUM_CARD_TYPES,
     NUM_RESORTS,
     NUM_STARS,
+    OPTION_DEFAULTS,
     REMOVED_CARDS,
     SECOND_PLACE_POINTS,
     TIED_SECOND_RULES,
@@ -491,11 +492,12 @@ class BatchedHungry:
     """
 
     def __init__(self, num_players: int, batch_size: int, *, reward: str = "win",
-                 first_player: str = "player_0", tied_second: str = "next"):
+                 first_player: str = OPTION_DEFAULTS["first_player"],
+                 tied_second: str = OPTION_DEFAULTS["tied_second"]):
         self.num_players = n = check_num_players(num_players)
         self.batch_size = b = check_int(batch_size, "batch_size", low=1)
         check_choice(reward, "reward", REWARD_MODES)
-        check_choice(first_player, "first_player", ("player_0", "random"))
+        check_choice(first_player, "first_player", (OPTION_DEFAULTS["first_player"], "random"))
         check_choice(tied_second, "tied_second", TIED_SECOND_RULES)
         self.reward_mode = reward
         self.random_first = first_player == "random"

@@ -12,9 +12,10 @@ Encodings (shared with the environment and the batched engine):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from types import MappingProxyType
 
 import numpy as np
 
@@ -44,6 +45,11 @@ HOTEL_POINTS = 5
 SECOND_PLACE_POINTS = 1
 TWO_HOMES_BONUS = 5
 TIED_SECOND_RULES = ("next", "void")
+# Every option of a game but its player count, with its default: player_0 leads (H3), and a tie
+# right below first place passes second place on (H6). The env, the batched engine and the
+# OpenSpiel game take these as theirs, and whoever reads a game's options falls back on them.
+OPTION_DEFAULTS: Mapping[str, str] = MappingProxyType(
+    {"first_player": "player_0", "tied_second": "next"})
 
 FULL_DECK = tuple(t for t in range(NUM_CARD_TYPES) for _ in range(COPIES_PER_TYPE))
 
@@ -107,7 +113,8 @@ ACTION_RESORT = tuple(action_resort(a) for a in range(NUM_ACTIONS))
 Places = tuple[int | None, int | None]
 
 
-def resort_places(counts: Sequence[int], tied_second: str = "next") -> Places:
+def resort_places(counts: Sequence[int],
+                  tied_second: str = OPTION_DEFAULTS["tied_second"]) -> Places:
     """First and second place at one resort from each player's tourist count there (H6).
 
     Players with no tourist never place. Distinct counts are walked from high to low; a count
@@ -167,7 +174,8 @@ class Score:
         return tuple(p.total for p in self.players)
 
 
-def score_resorts(resort_counts: Sequence[Sequence[int]], tied_second: str = "next") -> Score:
+def score_resorts(resort_counts: Sequence[Sequence[int]],
+                  tied_second: str = OPTION_DEFAULTS["tied_second"]) -> Score:
     """Score a game from ``resort_counts[player][resort]`` (H6-H9)."""
     places = [
         resort_places([c[resort] for c in resort_counts], tied_second)
@@ -349,7 +357,7 @@ class HungryState:
         placed: np.ndarray,
         current_player: int,
         history: list[int],
-        tied_second: str = "next",
+        tied_second: str = OPTION_DEFAULTS["tied_second"],
     ):
         self.num_players = num_players
         self.tied_second = tied_second
@@ -394,7 +402,7 @@ class HungryState:
         rng: np.random.Generator | None = None,
         deck: Sequence[int] | None = None,
         first_player: int = 0,
-        tied_second: str = "next",
+        tied_second: str = OPTION_DEFAULTS["tied_second"],
     ) -> HungryState:
         """Shuffle (or take ``deck``, 50 card types top first), remove 2, deal 8 each (H2)."""
         num_players = check_num_players(num_players)
@@ -471,7 +479,7 @@ class HungryState:
             deck = [int(c) for c in data["deck"]]
             history = [int(a) for a in data["history"]]
             current_player = int(data["current_player"])
-            tied_second = str(data.get("tied_second", "next"))
+            tied_second = str(data.get("tied_second", OPTION_DEFAULTS["tied_second"]))
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"not a Hungry state: {error!r}") from error
         if hands.shape != (num_players, NUM_CARD_TYPES) or placed.shape != (

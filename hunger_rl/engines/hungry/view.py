@@ -17,6 +17,7 @@ from hunger_rl.engines.hungry.engine import (
     NUM_ACTIONS,
     NUM_CARD_TYPES,
     NUM_RESORTS,
+    OPTION_DEFAULTS,
     REMOVED_CARDS,
     TOTAL_PLAYS,
     HungryState,
@@ -59,10 +60,11 @@ class HungryView:
     to_move: int | None
     unseen: np.ndarray
     resort_counts: np.ndarray
-    tied_second: str = "next"
+    tied_second: str = OPTION_DEFAULTS["tied_second"]
 
     @classmethod
-    def from_observation(cls, observation, tied_second: str = "next") -> HungryView:
+    def from_observation(cls, observation,
+                         tied_second: str = OPTION_DEFAULTS["tied_second"]) -> HungryView:
         """The view encoded in a ``hungry_v0`` observation (the dict or its vector)."""
         vector = observation["observation"] if hasattr(observation, "keys") else observation
         vector = np.asarray(vector)
@@ -161,5 +163,5 @@ def public_view(game_env, agent: str) -> HungryView:
 def view_from_observation(observation, env_kwargs) -> HungryView:
     """The view in ``observation`` of a ``hungry_v0`` built with ``env_kwargs``."""
     return HungryView.from_observation(
-        observation, tied_second=env_kwargs.get("tied_second", "next")
+        observation, tied_second=env_kwargs.get("tied_second", OPTION_DEFAULTS["tied_second"])
     )

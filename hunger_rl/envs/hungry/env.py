@@ -9,6 +9,7 @@ from pettingzoo import AECEnv
 from hunger_rl.engines.hungry import DEFAULT_PLAYERS
 from hunger_rl.engines.hungry.engine import (
     NUM_ACTIONS,
+    OPTION_DEFAULTS,
     TIED_SECOND_RULES,
     HungryState,
     check_num_players,
@@ -60,8 +61,8 @@ class HungryEnv(AECEnv):
         num_players: int = DEFAULT_PLAYERS,
         render_mode: str | None = None,
         reward: str = "win",
-        first_player: str = "player_0",
-        tied_second: str = "next",
+        first_player: str = OPTION_DEFAULTS["first_player"],
+        tied_second: str = OPTION_DEFAULTS["tied_second"],
         action_mask: str = "observation",
     ):
         super().__init__()

@@ -44,6 +44,7 @@ from hunger_rl.engines.hungry.engine import (
     NUM_ACTIONS,
     NUM_RESORTS,
     NUM_STARS,
+    OPTION_DEFAULTS,
     SECOND_PLACE_POINTS,
     TWO_HOMES_BONUS,
 )
@@ -122,7 +123,7 @@ class ScaledEncoder:
 class HungryEncoder(ScaledEncoder):
     """The Hungry encoding, computed for a whole batch of observations at once."""
 
-    def __init__(self, num_players: int, tied_second: str = "next"):
+    def __init__(self, num_players: int, tied_second: str = OPTION_DEFAULTS["tied_second"]):
         super().__init__("hungry", num_players)
         self.num_players = num_players
         self.void_tied_second = tied_second == "void"
@@ -301,5 +302,6 @@ def make_encoder(game: str, num_players: int, game_options: dict[str, Any] | Non
     ``features=False`` gives the scaled observation only (policies exported by the RLlib
     backend)."""
     options = game_options or {}
-    return _cached_encoder(game, num_players, options.get("tied_second", "next"), features,
+    return _cached_encoder(game, num_players,
+                           options.get("tied_second", OPTION_DEFAULTS["tied_second"]), features,
                            options.get("decision_mode", "objects"))
