@@ -35,6 +35,9 @@ class GameSpec:
     # and what that score is.
     score_attribute: str
     score_label: str
+    # The Gymnasium id of the game's single-agent view: ``training.interop`` registers it, and
+    # the policies layer names it in its messages without importing the trainers.
+    gymnasium_id: str
     # "module:function" giving a policy's public view of an observation from
     # ``(observation, env_kwargs)``, for games whose scripted policies read one; else None.
     public_view: str | None = None
@@ -96,6 +99,7 @@ GAMES: dict[str, GameSpec] = {
             default_players=hungry.DEFAULT_PLAYERS,
             score_attribute="totals",
             score_label="mean total",
+            gymnasium_id="hunger_rl/Hungry-v0",
             public_view="hunger_rl.engines.hungry.view:view_from_observation",
         ),
         GameSpec(
@@ -107,6 +111,7 @@ GAMES: dict[str, GameSpec] = {
             default_players=hunger_show.DEFAULT_PLAYERS,
             score_attribute="ranking_keys",
             score_label="mean raft sets",
+            gymnasium_id="hunger_rl/HungerShow-v0",
             full_decision_option=("decision_mode", "agents"),
             decision_objects=True,
         ),

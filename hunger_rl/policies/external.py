@@ -43,9 +43,6 @@ from hunger_rl.policies.base import Observation, Policy
 from hunger_rl.policies.models.encoders import make_encoder
 
 PYTHON, SB3 = "python", "sb3"
-# The Gymnasium view's id of each game (``training.interop.GYMNASIUM_ENVS``, which registers
-# them), for the messages.
-GYMNASIUM_IDS = {"hungry": "hunger_rl/Hungry-v0", "hunger_show": "hunger_rl/HungerShow-v0"}
 # The module of sb3-contrib's maskable policies: a model file whose policy class comes from it
 # is a MaskablePPO model, any other a PPO one.
 MASKABLE_POLICIES = "sb3_contrib.common.maskable"
@@ -250,6 +247,6 @@ def _check_spaces(spec: str, model: Any, game: str, num_players: int) -> None:
     if found_shape != (size,) or found_actions != actions:
         raise ValueError(
             f"{spec!r} was trained on observations of shape {found_shape} and "
-            f"{found_actions} actions; {GYMNASIUM_IDS[game]} with num_players={num_players} "
-            f"gives shape ({size},) and {actions} actions (a model for another game or player "
-            "count?)")
+            f"{found_actions} actions; {game_spec(game).gymnasium_id} with "
+            f"num_players={num_players} gives shape ({size},) and {actions} actions (a model "
+            "for another game or player count?)")

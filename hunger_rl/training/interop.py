@@ -169,8 +169,8 @@ class GymnasiumEnv:
 
 
 GYMNASIUM_ENVS: dict[str, GymnasiumEnv] = {
-    "hungry": GymnasiumEnv("hunger_rl/Hungry-v0", make_hungry, make_hungry_vector),
-    "hunger_show": GymnasiumEnv("hunger_rl/HungerShow-v0", make_hunger_show,
+    "hungry": GymnasiumEnv(game_spec("hungry").gymnasium_id, make_hungry, make_hungry_vector),
+    "hunger_show": GymnasiumEnv(game_spec("hunger_show").gymnasium_id, make_hunger_show,
                                 make_hunger_show_vector),
 }
 
