@@ -1125,9 +1125,9 @@ def _check_expert_iteration(config: TrainConfig) -> None:
                          f"{games_with('expert_iteration_games')} only, not {config.game!r}")
     settings = config.expert_iteration
     if settings.players == "forecast":
-        if config.game != "hungry":
-            raise ValueError(f"expert_iteration.players: forecast applies to hungry only, not "
-                             f"{config.game!r}")
+        if not trainer.forecast_players:
+            raise ValueError(f"expert_iteration.players: forecast applies to "
+                             f"{games_with('forecast_players')} only, not {config.game!r}")
         if settings.fit != "value" or settings.cutoff is not None:
             raise ValueError("expert_iteration.players: forecast plays games without a search, "
                              "so without policy targets or a cut-off: set fit: value and "

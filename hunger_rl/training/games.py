@@ -46,6 +46,9 @@ class TrainingGame:
     # Expert iteration's search may cut its playouts off at the network's value
     # (``expert_iteration.cutoff``); HUNGER's takes its network as a prior only.
     search_cutoff: bool = False
+    # Expert iteration's games may be played by the compiled forecast players instead of the
+    # search (``expert_iteration.players: forecast``, ``training.positions.forecast_games``).
+    forecast_players: bool = False
 
     def single_agent_view(self, api: str) -> type:
         """The single-agent view class for an environment of native API ``api``."""
@@ -85,6 +88,7 @@ TRAINING_GAMES: dict[str, TrainingGame] = {
         group_baseline=True,
         expert_iteration_games=f"{_EXPERT_ITERATION}:play_hungry_games",
         search_cutoff=True,
+        forecast_players=True,
     ),
     "hunger_show": TrainingGame(
         single_agent_views={"parallel": f"{_VIEWS}:ShowSingleAgentEnv",
