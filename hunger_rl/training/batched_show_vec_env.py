@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from hunger_rl.engines.hunger_show import DEFAULT_PLAYERS
 from hunger_rl.engines.hunger_show.batched import BatchedShow
 from hunger_rl.engines.hunger_show.observation import NUM_CHOICES, OBSERVATION_HIGH
 from hunger_rl.policies.hunger_show_batched import BatchedShowPolicies
@@ -46,7 +47,7 @@ class BatchedShowVecEnv(WholeBatchVecEnv):
     def __init__(
         self,
         num_envs: int,
-        num_players: int = 4,
+        num_players: int = DEFAULT_PLAYERS,
         opponent_weights: Mapping[str, float] | None = None,
         seed: int | None = None,
         encode: Callable[[np.ndarray], np.ndarray] | None = None,

@@ -37,6 +37,7 @@ import numpy as np
 from gymnasium import spaces
 
 from hunger_rl.engines.compiled import spread_seeds
+from hunger_rl.engines.hungry import DEFAULT_PLAYERS
 from hunger_rl.engines.hungry.batched import BatchedHungry
 from hunger_rl.engines.hungry.engine import NUM_ACTIONS, OPTION_DEFAULTS
 from hunger_rl.envs.hungry.env import HungryEnv
@@ -54,7 +55,7 @@ class BatchedHungryVecEnv(WholeBatchVecEnv):
     def __init__(
         self,
         num_envs: int,
-        num_players: int = 2,
+        num_players: int = DEFAULT_PLAYERS,
         opponent: str = "random",
         seed: int | None = None,
         reward: str = "win",

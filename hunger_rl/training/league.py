@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from hunger_rl.engines.hunger_show import DEFAULT_PLAYERS
 from hunger_rl.envs import GAMES
 from hunger_rl.policies.hunger_show_batched import LEARNER, POLICY_KINDS
 from hunger_rl.policies.learned import LearnedPolicy, PolicyMetadata
@@ -56,7 +57,7 @@ class League:
 
     def __init__(self, weights: Mapping[str, float], pfsp_exponent: float = 0.0,
                  max_snapshots: int = 8, snapshot_metadata: PolicyMetadata | None = None,
-                 num_players: int = 4):
+                 num_players: int = DEFAULT_PLAYERS):
         if sum(weights.values()) <= 0 or min(weights.values()) < 0:
             raise ValueError(f"opponent weights must be >= 0 with a positive sum, got "
                              f"{dict(weights)}")

@@ -40,6 +40,7 @@ from typing import Any, Protocol
 import gymnasium as gym
 import numpy as np
 
+from hunger_rl.engines import hunger_show, hungry
 from hunger_rl.engines.validation import ILLEGAL_ACTION_MODES, check_choice
 from hunger_rl.envs import game_spec
 from hunger_rl.policies.base import Policy, RandomPolicy
@@ -203,7 +204,8 @@ class HungrySingleAgentEnv(SingleAgentEnv):
     final margin, so it rewards winning by more while giving credit to the play that earned it.
     """
 
-    def __init__(self, num_players: int = 2, game_options: dict[str, Any] | None = None,
+    def __init__(self, num_players: int = hungry.DEFAULT_PLAYERS,
+                 game_options: dict[str, Any] | None = None,
                  opponents: OpponentSource | None = None, illegal_action: str = "terminate",
                  margin_shaping: float = 0.0, privileged_state: bool = False):
         super().__init__("hungry", num_players, game_options, opponents, illegal_action,
@@ -252,7 +254,8 @@ class HungrySingleAgentEnv(SingleAgentEnv):
 class ShowSingleAgentEnv(SingleAgentEnv):
     """HUNGER: The Show (Parallel): each day the learner and the living opponents pick at once."""
 
-    def __init__(self, num_players: int = 4, game_options: dict[str, Any] | None = None,
+    def __init__(self, num_players: int = hunger_show.DEFAULT_PLAYERS,
+                 game_options: dict[str, Any] | None = None,
                  opponents: OpponentSource | None = None, illegal_action: str = "terminate",
                  privileged_state: bool = False):
         super().__init__("hunger_show", num_players, game_options, opponents, illegal_action,
@@ -281,7 +284,8 @@ class ShowFullDecisionSingleAgentEnv(SingleAgentEnv):
     """HUNGER: The Show in the full-decision mode (AEC): the learner makes its daily pick and
     every later choice of its own; the opponents play every other step."""
 
-    def __init__(self, num_players: int = 4, game_options: dict[str, Any] | None = None,
+    def __init__(self, num_players: int = hunger_show.DEFAULT_PLAYERS,
+                 game_options: dict[str, Any] | None = None,
                  opponents: OpponentSource | None = None, illegal_action: str = "terminate",
                  privileged_state: bool = False):
         super().__init__("hunger_show", num_players, game_options, opponents, illegal_action,

@@ -46,6 +46,7 @@ from hunger_rl.engines.compiled import (
     reset_seeds,
     splitmix_key,
 )
+from hunger_rl.engines.hungry import DEFAULT_PLAYERS
 from hunger_rl.engines.hungry.engine import (
     ACTION_RESORT,
     COPIES_PER_TYPE,
@@ -150,7 +151,7 @@ def _shuffle_deal(g, b, deal_rng, seed, game_number, num_players, random_first):
 
 
 def stream_deck(
-    seed: int, game_number: int, num_players: int = 2, random_first: bool = False
+    seed: int, game_number: int, num_players: int = DEFAULT_PLAYERS, random_first: bool = False
 ) -> tuple[list[int], int]:
     """Deal ``game_number`` of the auto-reset stream of a slot seeded ``seed``.
 
