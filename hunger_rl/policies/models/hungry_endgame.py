@@ -39,14 +39,10 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from hunger_rl.engines.hungry.engine import NUM_ACTIONS
-from hunger_rl.policies.hungry_batched import CARD_HOME
+from hunger_rl.engines.hungry.engine import NUM_ACTIONS, NUM_STARS
 from hunger_rl.policies.models.forward import (
-    CARD_COLUMN_MEANS,
     CARD_INPUT_SIZE,
-    CARD_ROW_MEANS,
     CARDS,
-    COLUMN_OF_CARD,
     DEFAULT_HIDDEN,
     DEFAULT_MODEL,
     INPUT_SIZE,
@@ -140,10 +136,6 @@ class CardGridHead(_EndgameInputs):
             raise ValueError(f"the cards endgame model updates each card's vector in place, so "
                              f"its widths must be equal, got {list(hidden)}")
         width = hidden[0]
-        constants = {"card_home": CARD_HOME, "column_of_card": COLUMN_OF_CARD,
-                     "row_means": CARD_ROW_MEANS, "column_means": CARD_COLUMN_MEANS}
-        for name, value in constants.items():
-            self.register_buffer(name, torch.as_tensor(value), persistent=False)
         self.embed = torch.nn.Sequential(torch.nn.Linear(CARD_INPUT_SIZE, width),
                                          torch.nn.ReLU())
         self.rounds = torch.nn.ModuleList(
@@ -164,20 +156,32 @@ class CardGridHead(_EndgameInputs):
         """(B, 25, CARD_INPUT_SIZE) inputs of every card type."""
         return self._computed(self.inputs.card_inputs, features)
 
-    def _messages(self, cards: torch.Tensor) -> torch.Tensor:
-        """Each card's vector beside the means of its row, its column and the whole grid."""
-        rows = torch.einsum("bcw,cr->brw", cards, self.row_means)
-        columns = torch.einsum("bcw,cr->brw", cards, self.column_means)
-        grid = cards.mean(dim=1, keepdim=True).expand_as(cards)
-        return torch.cat([cards, rows[:, self.card_home], columns[:, self.column_of_card],
-                          grid], dim=2)
+    def _message_layer(self, linear: torch.nn.Linear, cards: torch.Tensor) -> torch.Tensor:
+        """``linear`` of each card's vector beside the means of its row, its column and the
+        whole grid. The layer's weight is cut into its four blocks, and each block multiplies
+        the means before they are spread over the cards (5 rows, 5 columns and one grid, where
+        the concatenated messages of the numpy forward pass repeat them over the 25 cards): a
+        third of the multiplications, no concatenated copy, and spreading by broadcasting, whose
+        gradient is a sum rather than a scatter."""
+        own, row, column, grid = linear.weight.chunk(4, dim=1)
+        # Card c sits at column c // 5, row c % 5 of the grid (forward.CARD_HOME and
+        # COLUMN_OF_CARD; the numpy forward pass reads those, and the tests hold the two equal).
+        by_column = cards.view(len(cards), NUM_STARS, NUM_STARS, cards.shape[2])
+        rows = torch.nn.functional.linear(by_column.mean(dim=1, keepdim=True), row)
+        columns = torch.nn.functional.linear(by_column.mean(dim=2, keepdim=True), column)
+        whole = torch.nn.functional.linear(cards.mean(dim=1)[:, None, None, :], grid)
+        own_part = torch.nn.functional.linear(by_column, own, linear.bias)
+        return (own_part + rows + columns + whole).view(cards.shape[:2] + (linear.out_features,))
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
         """(B, 50) scores; those of illegal plays are meaningless (the policy masks them)."""
         cards = self.embed(self.card_inputs(features))
         for layer in self.rounds:
-            cards = cards + layer(self._messages(cards))
-        return self.score(self._messages(cards)).reshape(len(features), NUM_ACTIONS)
+            linear, activation = layer
+            cards = cards + activation(self._message_layer(linear, cards))
+        first, activation, last = self.score
+        scores = last(activation(self._message_layer(first, cards)))
+        return scores.reshape(len(features), NUM_ACTIONS)
 
     def legal_scores(self, features: torch.Tensor) -> torch.Tensor:
         """(B, 50) :meth:`forward`'s scores of the legal plays, 0 for the illegal ones (every
