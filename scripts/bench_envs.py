@@ -8,6 +8,7 @@ interleaved, and reports medians and their ratio, since machines are noisy.
     python scripts/bench_envs.py --batched --one-core   # batched Hungry against Pgx
     python scripts/bench_envs.py --batched --game hunger_show --one-core   # batched HUNGER
     python scripts/bench_envs.py --against b5ffab3 --one-core   # this checkout against a commit
+    python scripts/bench_envs.py --against b5ffab3 --one-core --only learner --rounds 3
 
 References need PettingZoo's classic games: ``pip install -e '.[bench]'``.
 
@@ -178,6 +179,64 @@ def batched_show_rate(seconds: float) -> float:
     return show_rate(256, 4, seconds)
 
 
+# The learner benchmarks: each config's own PPO (its batched env, network and settings) from a
+# fresh network, one torch thread.
+LEARNER_CONFIGS = {"hungry": "hungry_2p_vs_expert", "hunger_show": "hunger_show_4p_batched"}
+_learners: dict[str, tuple] = {}
+
+
+def _learner(game: str) -> tuple:
+    """The config's SB3 learner, ready to collect rollouts and update, built once per
+    process. Its ``target_kl`` is off, so every update makes all of its passes."""
+    if game not in _learners:
+        import torch
+        from stable_baselines3.common.callbacks import BaseCallback
+        from stable_baselines3.common.utils import configure_logger
+
+        from hunger_rl.training.config import load_config
+        from hunger_rl.training.train import make_model, make_vec_env
+
+        class Continue(BaseCallback):
+            def _on_step(self) -> bool:
+                return True
+
+        torch.set_num_threads(1)
+        config = load_config(ROOT / "hunger_rl" / "configs" / f"{LEARNER_CONFIGS[game]}.yaml")
+        model = make_model(config, make_vec_env(config))
+        model.target_kl = None
+        callback = Continue()
+        model._setup_learn(2**62, callback)
+        model.set_logger(configure_logger(0, None, "bench", False))
+        callback.init_callback(model)
+        _learners[game] = (model, callback)
+    return _learners[game]
+
+
+def learner_rate(game: str, part: str, seconds: float) -> float:
+    """PPO's pace on ``game``'s learner config over whole rollouts and updates, for at least
+    ``seconds``: ``learn``, learner steps per second of rollouts and updates together;
+    ``rollout``, steps per second of collecting them (simulation and the network's inference);
+    ``update``, samples per second of the updates (a rollout's samples times the passes over
+    them)."""
+    model, callback = _learner(game)
+    samples = model.n_steps * model.env.num_envs
+    rollout_seconds = update_seconds = 0.0
+    rollouts = 0
+    while rollouts == 0 or rollout_seconds + update_seconds < seconds:
+        began = time.perf_counter()
+        model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)
+        collected = time.perf_counter()
+        model.train()
+        rollout_seconds += collected - began
+        update_seconds += time.perf_counter() - collected
+        rollouts += 1
+    if part == "rollout":
+        return samples * rollouts / rollout_seconds
+    if part == "update":
+        return samples * model.n_epochs * rollouts / update_seconds
+    return samples * rollouts / (rollout_seconds + update_seconds)
+
+
 # --against: per group of --only, the side-by-side benchmarks, each measuring ``seconds``.
 AGAINST_BENCHMARKS: dict[str, dict[str, Callable[[float], float]]] = {
     "hungry": {f"hungry_v0 env() {n}p": lambda s, n=n: hungry_env_rate(n, s) for n in (2, 4)},
@@ -189,7 +248,12 @@ AGAINST_BENCHMARKS: dict[str, dict[str, Callable[[float], float]]] = {
     },
     "batched_hungry": {"BatchedHungry 2p B=256": batched_hungry_rate},
     "batched_show": {"BatchedShow 4p B=256": batched_show_rate},
+    # Whole PPO rollouts and updates: seconds per round, so only when named by --only.
+    "learner": {f"PPO {part} {game}": lambda s, game=game, part=part: learner_rate(game, part, s)
+                for game in LEARNER_CONFIGS for part in ("learn", "rollout", "update")},
 }
+# Measured by --against when --only names none.
+DEFAULT_AGAINST = [group for group in AGAINST_BENCHMARKS if group != "learner"]
 AGAINST_BY_NAME = {name: measure for group in AGAINST_BENCHMARKS.values()
                    for name, measure in group.items()}
 
@@ -242,7 +306,7 @@ class Worker:
 
 def compare_against(ref: str, args) -> None:
     """This checkout against ``ref``, each benchmark in alternating turns (see the docstring)."""
-    names = [name for group in (args.only or AGAINST_BENCHMARKS)
+    names = [name for group in (args.only or DEFAULT_AGAINST)
              for name in AGAINST_BENCHMARKS[group]]
     commit = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
                             cwd=ROOT, capture_output=True, text=True).stdout.strip()
@@ -296,8 +360,8 @@ def run_rounds(sides: dict[str, Worker], names: list[str], ref: str, args) -> No
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=sorted(AGAINST_BENCHMARKS), action="append",
-                        help="batched_hungry, batched_show and hunger_show_aec with --against "
-                        "only")
+                        help="batched_hungry, batched_show, hunger_show_aec and learner with "
+                        "--against only (learner only when named)")
     parser.add_argument("--against", metavar="REF",
                         help="measure this checkout against a git ref instead of references")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
