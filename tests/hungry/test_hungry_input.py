@@ -3,6 +3,8 @@ anything changes, the env's RNG included."""
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -117,9 +119,8 @@ def test_terminate_mode_still_refuses_what_is_no_action(action):
 
 @pytest.mark.parametrize("module", ["hungry_v0", "hunger_show_v0"])
 def test_the_wrapped_envs_say_reset_first(module):
-    from hunger_rl import envs
-
-    env = getattr(envs, module).env(num_players=2)
+    # Imported by name: hunger_rl.envs does not import its env modules itself.
+    env = importlib.import_module(f"hunger_rl.envs.{module}").env(num_players=2)
     with pytest.raises(NotResetError, match=r"call reset\(\) before step"):
         env.step(0)
     with pytest.raises(NotResetError, match=r"call reset\(\) before observe"):
