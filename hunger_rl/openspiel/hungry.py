@@ -26,6 +26,7 @@ from hunger_rl.engines.hungry.engine import (
     NUM_ACTIONS,
     NUM_CARD_TYPES,
     OPTION_DEFAULTS,
+    RANDOM_FIRST_PLAYER,
     REMOVED_CARDS,
     TIED_SECOND_RULES,
     TOTAL_PLAYS,
@@ -48,7 +49,6 @@ from hunger_rl.openspiel.states import (
 )
 
 SHORT_NAME = "python_hungry"
-RANDOM_FIRST = "random"
 # The player count and the game's options, with the engine's defaults (``OPTION_DEFAULTS``).
 DEFAULT_PARAMETERS = {"players": DEFAULT_PLAYERS, **OPTION_DEFAULTS}
 # What a serialised state holds besides the game's name (``openspiel.states``).
@@ -90,10 +90,10 @@ class HungryGame(pyspiel.Game):
             raise_parameter(f"Hungry is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got "
                             f"players={num_players}")
         seats = [f"player_{seat}" for seat in range(num_players)]
-        if params["first_player"] not in (*seats, RANDOM_FIRST):
-            raise_parameter(f"first_player must be one of {[*seats, RANDOM_FIRST]}, got "
+        if params["first_player"] not in (*seats, RANDOM_FIRST_PLAYER):
+            raise_parameter(f"first_player must be one of {[*seats, RANDOM_FIRST_PLAYER]}, got "
                             f"{params['first_player']!r}")
-        self.first_player = (RANDOM_FIRST if params["first_player"] == RANDOM_FIRST
+        self.first_player = (RANDOM_FIRST_PLAYER if params["first_player"] == RANDOM_FIRST_PLAYER
                              else seats.index(params["first_player"]))
         if params["tied_second"] not in TIED_SECOND_RULES:
             raise_parameter(f"tied_second must be one of {TIED_SECOND_RULES}, got "
@@ -154,7 +154,7 @@ class HungryOpenSpielState(MeanFieldRefusals, pyspiel.State):
 
     def __init__(self, game: HungryGame):
         super().__init__(game)
-        self.first = None if game.first_player == RANDOM_FIRST else game.first_player
+        self.first = None if game.first_player == RANDOM_FIRST_PLAYER else game.first_player
         self.dealt: list[int] = []
         self.engine: HungryState | None = None
         self.received: list[list[int]] = [[] for _ in range(game.num_players())]
@@ -310,7 +310,8 @@ class HungryOpenSpielState(MeanFieldRefusals, pyspiel.State):
 
     def _first_outcomes(self) -> list[int]:
         game = self.get_game()
-        return [self.first] if game.first_player == RANDOM_FIRST and self.first is not None else []
+        drawn = game.first_player == RANDOM_FIRST_PLAYER and self.first is not None
+        return [self.first] if drawn else []
 
 
 def world_like(state: HungryOpenSpielState, player: int, plays: list[int],
@@ -348,7 +349,7 @@ def replayed_world(game: HungryGame, view: HungryView, player: int, first: int,
     for seat in range(n):
         deal += received[seat][:HAND_SIZE]
     world = game.new_initial_state()
-    first_outcome = [first] if game.first_player == RANDOM_FIRST else []
+    first_outcome = [first] if game.first_player == RANDOM_FIRST_PLAYER else []
     for outcome in first_outcome + deal:
         world.apply_action(outcome)
     drawn = [HAND_SIZE] * n

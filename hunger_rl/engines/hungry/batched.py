@@ -60,6 +60,7 @@ from hunger_rl.engines.hungry.engine import (
     NUM_RESORTS,
     NUM_STARS,
     OPTION_DEFAULTS,
+    RANDOM_FIRST_PLAYER,
     REMOVED_CARDS,
     SECOND_PLACE_POINTS,
     TIED_SECOND_RULES,
@@ -498,10 +499,11 @@ class BatchedHungry:
         self.num_players = n = check_num_players(num_players)
         self.batch_size = b = check_int(batch_size, "batch_size", low=1)
         check_choice(reward, "reward", REWARD_MODES)
-        check_choice(first_player, "first_player", (OPTION_DEFAULTS["first_player"], "random"))
+        check_choice(first_player, "first_player",
+                     (OPTION_DEFAULTS["first_player"], RANDOM_FIRST_PLAYER))
         check_choice(tied_second, "tied_second", TIED_SECOND_RULES)
         self.reward_mode = reward
-        self.random_first = first_player == "random"
+        self.random_first = first_player == RANDOM_FIRST_PLAYER
         self.tied_second = tied_second
         self.void_tied_second = tied_second == "void"
         self.reward_code = _REWARD_CODES[reward]

@@ -50,6 +50,8 @@ TIED_SECOND_RULES = ("next", "void")
 # OpenSpiel game take these as theirs, and whoever reads a game's options falls back on them.
 OPTION_DEFAULTS: Mapping[str, str] = MappingProxyType(
     {"first_player": "player_0", "tied_second": "next"})
+# The first_player value that draws the first player at random instead of naming one.
+RANDOM_FIRST_PLAYER = "random"
 
 FULL_DECK = tuple(t for t in range(NUM_CARD_TYPES) for _ in range(COPIES_PER_TYPE))
 

@@ -10,6 +10,7 @@ from hunger_rl.engines.hungry import DEFAULT_PLAYERS
 from hunger_rl.engines.hungry.engine import (
     NUM_ACTIONS,
     OPTION_DEFAULTS,
+    RANDOM_FIRST_PLAYER,
     TIED_SECOND_RULES,
     HungryState,
     check_num_players,
@@ -69,7 +70,7 @@ class HungryEnv(AECEnv):
         num_players = check_num_players(num_players)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         check_choice(reward, "reward", REWARD_MODES)
-        check_choice(first_player, "first_player", ["random", *self.possible_agents])
+        check_choice(first_player, "first_player", [RANDOM_FIRST_PLAYER, *self.possible_agents])
         check_choice(tied_second, "tied_second", TIED_SECOND_RULES)
         check_choice(render_mode, "render_mode", [*self.metadata["render_modes"], None])
         check_choice(action_mask, "action_mask", ACTION_MASK_MODES)
@@ -117,7 +118,7 @@ class HungryEnv(AECEnv):
         if deck is not None:
             deck = validate_deck(deck, key_path("options", "deck"))
         rng = self._rng if seed is None else np.random.default_rng(seed)
-        if self.first_player == "random":
+        if self.first_player == RANDOM_FIRST_PLAYER:
             first = int(rng.integers(self.num_players))
         else:
             first = self.possible_agents.index(self.first_player)
