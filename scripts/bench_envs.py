@@ -186,8 +186,9 @@ _learners: dict[str, tuple] = {}
 
 
 def _learner(game: str) -> tuple:
-    """The config's SB3 learner, ready to collect rollouts and update, built once per
-    process. Its ``target_kl`` is off, so every update makes all of its passes."""
+    """The config's SB3 learner with one rollout collected, ready to collect more and to
+    update, built once per process. Its ``target_kl`` is off, so every update makes all of its
+    passes."""
     if game not in _learners:
         import torch
         from stable_baselines3.common.callbacks import BaseCallback
@@ -208,33 +209,30 @@ def _learner(game: str) -> tuple:
         model._setup_learn(2**62, callback)
         model.set_logger(configure_logger(0, None, "bench", False))
         callback.init_callback(model)
+        model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)
         _learners[game] = (model, callback)
     return _learners[game]
 
 
 def learner_rate(game: str, part: str, seconds: float) -> float:
-    """PPO's pace on ``game``'s learner config over whole rollouts and updates, for at least
-    ``seconds``: ``learn``, learner steps per second of rollouts and updates together;
-    ``rollout``, steps per second of collecting them (simulation and the network's inference);
-    ``update``, samples per second of the updates (a rollout's samples times the passes over
+    """PPO's pace on ``game``'s learner config, for at least ``seconds``: ``learn``, learner
+    steps per second of whole rollouts and updates; ``rollout``, steps per second of collecting
+    rollouts alone (simulation and the network's inference); ``update``, samples per second of
+    updates alone (on the last rollout collected: a rollout's samples times the passes over
     them)."""
     model, callback = _learner(game)
-    samples = model.n_steps * model.env.num_envs
-    rollout_seconds = update_seconds = 0.0
-    rollouts = 0
-    while rollouts == 0 or rollout_seconds + update_seconds < seconds:
-        began = time.perf_counter()
-        model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)
-        collected = time.perf_counter()
-        model.train()
-        rollout_seconds += collected - began
-        update_seconds += time.perf_counter() - collected
-        rollouts += 1
-    if part == "rollout":
-        return samples * rollouts / rollout_seconds
-    if part == "update":
-        return samples * model.n_epochs * rollouts / update_seconds
-    return samples * rollouts / (rollout_seconds + update_seconds)
+    collect, update = part in ("learn", "rollout"), part in ("learn", "update")
+    rounds = 0
+    began = time.perf_counter()
+    while rounds == 0 or time.perf_counter() - began < seconds:
+        if collect:
+            model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)
+        if update:
+            model.train()
+        rounds += 1
+    samples = model.n_steps * model.env.num_envs * rounds
+    passes = model.n_epochs if part == "update" else 1
+    return samples * passes / (time.perf_counter() - began)
 
 
 # --against: per group of --only, the side-by-side benchmarks, each measuring ``seconds``.
