@@ -369,6 +369,10 @@ class EndgameConfig:
                           high=1000)
     batch_size: int = setting(256, "minibatch size", low=1, high=10**7)
     learning_rate: float = setting(1e-3, "Adam's step size", low=0, low_open=True, high=1)
+    learning_rate_schedule: str = setting(
+        "constant", "constant, learning_rate throughout; linear, from learning_rate in the "
+        "first epoch down by learning_rate / epochs each epoch after it",
+        choices=LEARNING_RATE_SCHEDULES)
     workers: int = setting(2, "playout processes", low=1, high=MAX_WORKERS)
     playout_opponent: str = setting(
         "forecast", "who plays the other seats: forecast (positions from forecast players' "

@@ -59,6 +59,7 @@ class EndgameResult:
     held_out_regrets: list[float]  # mean value lost by the head's picks on held-out positions
     forecast_regret: float  # the same for the forecast's picks
     best_epoch: int  # the epoch whose weights the head keeps (0-based)
+    learning_rates: list[float]  # Adam's step size in each epoch
 
 
 def endgame_positions(num_players: int, positions: int, seed: int,
@@ -111,7 +112,8 @@ def _values_chunk(task) -> np.ndarray:
 
 def fit_endgame_head(policy, inputs: np.ndarray, positions: EndgamePositions,
                      values: np.ndarray, epochs: int, batch_size: int, learning_rate: float,
-                     seed: int, progress: bool = True) -> EndgameResult:
+                     seed: int, progress: bool = True,
+                     learning_rate_schedule: str = "constant") -> EndgameResult:
     """Fit the endgame head of an SB3 action-scorer policy (module docstring)."""
     head = policy.mlp_extractor.endgame
     if head is None:
@@ -168,9 +170,13 @@ def fit_endgame_head(policy, inputs: np.ndarray, positions: EndgamePositions,
     forecast_regret = _regret(values[validation],
                               np.where(positions.masks[validation], forecast, -np.inf).argmax(1))
     generator = torch.Generator().manual_seed(seed)
-    training_losses, held_out_losses, regrets, best = [], [], [], None
+    training_losses, held_out_losses, regrets, learning_rates, best = [], [], [], [], None
     for epoch in tqdm(range(epochs), desc="fit endgame head", disable=not progress,
                       file=sys.stderr, dynamic_ncols=True):
+        if learning_rate_schedule == "linear":
+            for group in optimizer.param_groups:
+                group["lr"] = learning_rate * (1 - epoch / epochs)
+        learning_rates.append(optimizer.param_groups[0]["lr"])
         head.train()
         training_losses.append(minibatch_epoch(fitted, batch_size, generator, loss_of, optimizer))
         head.eval()
@@ -181,7 +187,7 @@ def fit_endgame_head(policy, inputs: np.ndarray, positions: EndgamePositions,
             best = (epoch, copy.deepcopy(head.state_dict()))
     head.load_state_dict(best[1])
     return EndgameResult(int(fitted.size), training_losses, held_out_losses, regrets,
-                         forecast_regret, best[0])
+                         forecast_regret, best[0], learning_rates)
 
 
 def _regret(values: np.ndarray, picks: np.ndarray) -> float:

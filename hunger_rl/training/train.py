@@ -305,7 +305,7 @@ def fit_endgame_start(config: TrainConfig, policy: Any, out: Path, progress: boo
                               settings.workers, progress)
     result = fit_endgame_head(policy, inputs, positions, values, settings.epochs,
                               settings.batch_size, settings.learning_rate, config.seed,
-                              progress)
+                              progress, settings.learning_rate_schedule)
     (out / "endgame.json").write_text(json.dumps({"deals": settings.deals,
                                                  "playout_opponent": settings.playout_opponent,
                                                  **dataclasses.asdict(result)},

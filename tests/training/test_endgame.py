@@ -329,6 +329,24 @@ def test_fit_learns_which_plays_are_worth_more(endgame_model, endgame_hidden):
             assert torch.equal(value, frozen[key]), key
 
 
+def test_linear_schedule_steps_the_learning_rate_down_each_epoch():
+    positions = endgame_positions(2, 16 * 10, seed=6)
+    values = np.where(positions.masks, (np.arange(NUM_ACTIONS) % 2 == 0).astype(float), np.nan)
+    results = {}
+    for schedule in ("constant", "linear"):
+        torch.manual_seed(0)
+        network, _, encoder = scorer_with_head()
+        results[schedule] = fit_endgame_head(
+            network, encoder.batch(positions.observations), positions, values, epochs=4,
+            batch_size=64, learning_rate=2e-3, seed=0, progress=False,
+            learning_rate_schedule=schedule)
+    assert results["constant"].learning_rates == [2e-3] * 4
+    assert results["linear"].learning_rates == pytest.approx([2e-3, 1.5e-3, 1e-3, 5e-4])
+    # The same first epoch (the same step size and minibatches), different ones after it.
+    assert results["linear"].training_losses[0] == results["constant"].training_losses[0]
+    assert results["linear"].training_losses[1:] != results["constant"].training_losses[1:]
+
+
 def test_fit_needs_held_out_games():
     positions = endgame_positions(2, 16 * 9, seed=7)
     network, _, encoder = scorer_with_head()
