@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from test_hungry_search import views_along_a_game  # beside this file, on sys.path
 
 from hunger_rl.engines.hungry.engine import NUM_ACTIONS, TOTAL_PLAYS
 from hunger_rl.engines.hungry.observation import observation_layout
@@ -16,7 +17,6 @@ from hunger_rl.policies.hungry_search import (
     sigma_scale,
 )
 from hunger_rl.policies.registry import make_policy
-from tests.policies.test_hungry_search import views_along_a_game
 
 # The chi-square distribution's 0.999 quantiles by degrees of freedom: a test at this level
 # rejects equal distributions once in a thousand runs.
