@@ -87,17 +87,17 @@ def _keep_best(value, action, best_value, best_action, ties, tolerance, rng_stat
     return best_value, best_action, ties
 
 
-@jit_allocating
-def _greedy_action(g, b, num_players, void_tied_second, rng_state):
+@jit
+def _greedy_action(g, b, num_players, void_tied_second, rng_state, saved_totals):
     """The mover's legal action with the best margin after it, ties broken uniformly at random.
 
     Margin: the mover's total minus the best other total, both as if the game ended right after
     the play (one-step lookahead on the current places; the card drawn is ignored). Each
-    candidate is tried on the game's own row and undone.
+    candidate is tried on the game's own row and undone (``saved_totals``: scratch for its
+    totals, one per seat).
     """
     player = np.int64(g[b, CURRENT])
     hand = HANDS + player * NUM_CARD_TYPES
-    saved_totals = np.empty(MAX_PLAYERS, np.int8)
     # int64 from the start: a literal first value would compile _keep_best for it too.
     best_margin, best_action, ties = np.int64(-1000), np.int64(-1), np.int64(0)
     for action in range(NUM_ACTIONS):
@@ -393,6 +393,7 @@ def forecast_scratch():
         np.empty(NUM_ACTIONS),  # each play's value
         np.empty((0, len(FORECAST_DETAILS))),  # no details
         np.empty((4, MAX_PLAYERS, MAX_COUNT + 1)),  # the expert's count distributions
+        np.empty(MAX_PLAYERS, np.int8),  # the greedy player's totals before a tried play
     )
 
 
@@ -614,13 +615,17 @@ def forecast_values_of_observations(observations: np.ndarray, num_players: int,
     return (out, parts) if details else out
 
 
-@jit_allocating
+@jit
 def policy_action(g, b, policy_code, num_players, void_tied_second, rng_state, scratch):
-    """The action of the batch policy ``policy_code`` (``BatchedPolicy.code``) in game b."""
+    """The action of the batch policy ``policy_code`` (``BatchedPolicy.code``) in game b.
+
+    Compiled without reference counts, as everything it calls: called once a move by the
+    batch's loops, it would otherwise count a reference to each of its arrays, and to each of
+    ``scratch``'s, in and out of every call (four times the random player's own work)."""
     if policy_code == 0:
         return _random_action(g, b, rng_state)
     if policy_code == 1:
-        return _greedy_action(g, b, num_players, void_tied_second, rng_state)
+        return _greedy_action(g, b, num_players, void_tied_second, rng_state, scratch[7])
     return _best_play(g, b, num_players, rng_state, scratch, policy_code == 3)
 
 
