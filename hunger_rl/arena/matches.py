@@ -109,7 +109,32 @@ def map_chunks(function, tasks: list, workers: int, bar: tqdm) -> Iterator:
         pool.join()
     finally:
         if pool is not None:  # on any exception, Ctrl-C and SIGTERM included; else a no-op
-            pool.terminate()
+            terminate_pool(pool)
+
+
+# Seconds the pool's own terminate may take before its workers are killed.
+TERMINATE_GRACE_S = 10.0
+
+
+def terminate_pool(pool) -> None:
+    """``pool.terminate()``, bounded: a worker left alive after the grace is killed.
+
+    The terminate holds the task queue's lock while it sends SIGTERM and waits for each worker
+    to leave. A worker whose SIGTERM is lost (the handler's SystemExit raised inside a
+    finaliser, where Python prints and drops it) goes back to the queue, waits for that lock,
+    and the terminate waits for it for ever; killing it ends the wait. The terminate runs in a
+    thread so that this one can watch the clock; it is a daemon, and if it still waits after the
+    kill (a worker killed holding the lock the terminate is waiting for), it is left behind
+    rather than holding the caller up."""
+    workers = list(pool._pool)  # the Process objects; Pool has no public list of them
+    terminating = threading.Thread(target=pool.terminate, name="terminate pool", daemon=True)
+    terminating.start()
+    terminating.join(TERMINATE_GRACE_S)
+    if terminating.is_alive():
+        for worker in workers:
+            if worker.is_alive():
+                worker.kill()
+        terminating.join(TERMINATE_GRACE_S)
 
 
 @contextlib.contextmanager
