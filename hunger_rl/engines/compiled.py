@@ -118,6 +118,11 @@ class PackageCacheLocator(_CacheLocator):
 _NUMBA_LOCATORS.insert(0, PackageCacheLocator)
 
 jit = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
+# The small functions the batched loops call once a game-step, inlined by numba into each caller
+# before it compiles: a call passes each array as its unpacked fields (write_observation's two
+# arrays, about twenty words on the stack) and cost more than their work. Larger ones stay calls
+# (update_resort inlined made a step slower).
+jit_inline = numba.njit(cache=True, nogil=True, error_model="numpy", _nrt=False, inline="always")
 jit_allocating = numba.njit(cache=True, nogil=True, error_model="numpy")
 
 # The largest seed of the batched engines (``reset(seed)``, a slot's seed): held in int64
@@ -175,7 +180,7 @@ _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX_2 = np.uint64(0x94D049BB133111EB)
 
 
-@jit
+@jit_inline
 def splitmix_finish(z):
     """SplitMix64's output function of a state word."""
     z = (z ^ (z >> np.uint64(30))) * _MIX_1
@@ -183,14 +188,14 @@ def splitmix_finish(z):
     return z ^ (z >> np.uint64(31))
 
 
-@jit
+@jit_inline
 def splitmix_next(rng_state, slot):
     """The next 64-bit word of ``rng_state[slot]``'s SplitMix64 stream, advancing it."""
     rng_state[slot] += GOLDEN_GAMMA
     return splitmix_finish(rng_state[slot])
 
 
-@jit
+@jit_inline
 def random_below(rng_state, slot, n):
     """A random integer in 0..n-1 from ``rng_state[slot]``, advancing it.
 

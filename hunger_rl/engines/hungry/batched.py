@@ -40,7 +40,9 @@ import numpy as np
 
 from hunger_rl.engines.compiled import (
     MAX_SEED,
+    at,
     jit,
+    jit_inline,
     r1_reward,
     random_below,
     reset_seeds,
@@ -283,7 +285,7 @@ def deal_next_game(g, b, seeds, game_number, deal_rng, num_players, random_first
     _deal(g, b, num_players, first)
 
 
-@jit
+@jit_inline
 def play(g, b, action, num_players, void_tied_second):
     """The player to move in game b plays ``action``, then draws while the deck lasts (H4)."""
     player = np.int64(g[b, CURRENT])
@@ -344,14 +346,15 @@ def score_game(g, b, num_players, reward_code, rewards_out, totals_out, winners_
             rewards_out[b, p] = (g[b, TOTALS + p] - others) / SCORE_SCALE
 
 
-@jit
+@jit_inline
 def write_observation(g, b, observer, num_players, out, row):
     """``hungry_v0``'s observation of ``observer`` in game b, written into ``out[row]``.
 
     Slices in ``observation_layout`` order: hand, placed by relative seat, hand sizes, deck
     size, unseen copies, totals, to-move one-hot (all zero once the game is over). Copies go
     through slices indexed from 0, which numba compiles to vector code (indices that might be
-    negative would need a wraparound check each).
+    negative would need a wraparound check each); the single values are indexed through
+    :func:`~hunger_rl.engines.compiled.at` for the same reason.
     """
     game = g[b]
     obs = out[row]
@@ -372,9 +375,9 @@ def write_observation(g, b, observer, num_players, out, row):
         target[a] = source[a]
     offset += observer * NUM_ACTIONS
     for k in range(num_players):
-        obs[offset + k] = game[HAND_SIZES + _seat_after(observer, k, num_players)]
+        obs[at(offset + k)] = game[at(HAND_SIZES + _seat_after(observer, k, num_players))]
     offset += num_players
-    obs[offset] = DECK_SIZE - game[DECK_POS]
+    obs[at(offset)] = DECK_SIZE - game[DECK_POS]
     offset += 1
     played = game[PLAYED : PLAYED + NUM_CARD_TYPES]
     unseen = obs[offset : offset + NUM_CARD_TYPES]
@@ -382,39 +385,37 @@ def write_observation(g, b, observer, num_players, out, row):
         unseen[t] = COPIES_PER_TYPE - hand[t] - played[t]
     offset += NUM_CARD_TYPES
     for k in range(num_players):
-        obs[offset + k] = game[TOTALS + _seat_after(observer, k, num_players)]
+        obs[at(offset + k)] = game[at(TOTALS + _seat_after(observer, k, num_players))]
     offset += num_players
     for k in range(num_players):
-        obs[offset + k] = 0.0
+        obs[at(offset + k)] = 0.0
     if game[NUM_PLAYS] < TOTAL_PLAYS:
         mover = np.int64(game[CURRENT])
-        obs[offset + _seat_after(mover, num_players - observer, num_players)] = 1.0
+        obs[at(offset + _seat_after(mover, num_players - observer, num_players))] = 1.0
 
 
-@jit
+@jit_inline
 def _seat_after(seat, k, num_players):
     """The seat ``k`` places after ``seat`` (0 <= k <= N, so one subtraction suffices)."""
     seat = seat + k
     return seat - num_players if seat >= num_players else seat
 
 
-@jit
+@jit_inline
 def mover_hand_start(g, b):
     """Where the 25 card counts of the player to move in game b start in its row (an offset:
     a ``jit`` function returns no view)."""
     return HANDS + np.int64(g[b, CURRENT]) * NUM_CARD_TYPES
 
 
-@jit
+@jit_inline
 def write_mask(g, b, out):
     """Legal actions of the player to move in game b: both destinations of each held card type."""
     start = mover_hand_start(g, b)
     hand = g[b, start : start + NUM_CARD_TYPES]
-    mask = out[b]
+    pairs = out[b].view(np.uint16)  # a type's two actions in one store (0x0101: any byte order)
     for t in range(NUM_CARD_TYPES):
-        held = hand[t] > 0
-        mask[2 * t] = held
-        mask[2 * t + 1] = held
+        pairs[t] = (hand[t] > 0) * 0x0101
 
 
 @jit
