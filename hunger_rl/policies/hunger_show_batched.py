@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hunger_rl.engines.compiled import jit_allocating, random_uniform
+from hunger_rl.engines.compiled import jit, jit_allocating, random_uniform
 from hunger_rl.engines.hunger_show.observation import NUM_CHOICES, observation_layout
 from hunger_rl.policies.hunger_show import (
     CROWD_REPLY_ROUNDS,
@@ -42,8 +42,10 @@ CROWD_SIZE = 2 * NUM_CHOICES + 2 * NUM_PLACES
 # The reply rounds as int64 rather than Python ints, which numba types as literals and compiles
 # crowd_values (the bulk of this module's compile time) once per value for.
 _CROWD_ROUNDS, _EXPERT_ROUNDS = np.int64(CROWD_REPLY_ROUNDS), np.int64(REPLY_ROUNDS)
-# Every function here keeps numba's reference counts (``jit_allocating``): their whole-array
-# expressions (a slice's max, a row assigned at once) allocate temporaries.
+# The crowd values, the expert's every decision, run without reference counts (``jit``) and
+# without temporaries: their scratch comes from the batch loop (``crowd_scratch``). The rest
+# keeps numba's reference counts (``jit_allocating``), as their whole-array expressions may
+# allocate.
 
 
 def layout_offsets(num_players: int) -> np.ndarray:
@@ -76,7 +78,7 @@ def _pick_best(values, actions, count, rng, slot):
 # -- the view of one observation ---------------------------------------------------------------
 
 
-@jit_allocating
+@jit
 def _food_weight(food, events_left):
     needed = SUPPER_COST * events_left
     shortfall = needed - food
@@ -85,7 +87,7 @@ def _food_weight(food, events_left):
     return 1.0 + 2.0 * shortfall / max(needed, 1.0)
 
 
-@jit_allocating
+@jit
 def _raft_token_value(rope, log):
     sets = min(rope, log)
     gains = 0.0
@@ -95,7 +97,7 @@ def _raft_token_value(rope, log):
     return gains / 4 + 0.3 * MEAN_RAFT_UNITS
 
 
-@jit_allocating
+@jit
 def _own_food(obs, offsets):
     food = 0.0
     for i in range(4):
@@ -108,7 +110,7 @@ def _own_food(obs, offsets):
     return food
 
 
-@jit_allocating
+@jit
 def _pile(obs, offsets, location, kind):
     return 0.0 if location == 0 else obs[offsets[8] + (location - 1) * 3 + kind]
 
@@ -145,46 +147,56 @@ def greedy_values(obs, offsets, actions, count, values):
 # -- the crowd values (hunger_show.crowd_values) -----------------------------------------------
 
 
-@jit_allocating
+@jit
 def _softmax_into(values, count, out, actions):
     top = values[:count].max()
     total = 0.0
+    for i in range(count):  # each exponential once, kept in out until the total is known
+        weight = np.exp((values[i] - top) / TEMPERATURE)
+        out[actions[i]] = weight
+        total += weight
     for i in range(count):
-        total += np.exp((values[i] - top) / TEMPERATURE)
-    for i in range(count):
-        out[actions[i]] = np.exp((values[i] - top) / TEMPERATURE) / total
+        out[actions[i]] /= total
 
 
-@jit_allocating
+@jit
 def _values(obs, offsets, n, seat, food_weight, raft_value, forecast, actions, count, out,
             nobody, exactly_one, thief_risk, guard_risk):
     """``hunger_show._values``: ``seat``'s values of the actions against the other seats'
-    forecast picks; the ``hunger_show.Crowd`` numbers behind them go to the last four."""
+    forecast picks (the rows of ``forecast`` but ``seat``'s); the ``hunger_show.Crowd`` numbers
+    behind them go to the last four. Scalar loops in the order the whole-array expressions
+    they replaced summed and multiplied, so the values are those bit for bit, without the
+    temporaries that cost the expert most of its time."""
     counts = offsets[5]
-    others = np.empty((n - 1, NUM_CHOICES))
-    row = 0
     richest_raft = 0.0
     for s in range(n):
         if s != seat:
-            others[row] = forecast[s]
             richest_raft = max(richest_raft, obs[counts + 5 * s + RAFT])
-            row += 1
-    nobody[:] = 1.0
-    for r in range(n - 1):
-        nobody *= 1.0 - others[r]
-    exactly_one[:] = 0.0
-    for i in range(n - 1):
-        term = others[i].copy()
-        for j in range(n - 1):
-            if j != i:
-                term *= 1.0 - others[j]
-        exactly_one += term
+    for a in range(NUM_CHOICES):
+        none = 1.0
+        one = 0.0
+        for i in range(n):
+            if i != seat:
+                none *= 1.0 - forecast[i, a]
+                term = forecast[i, a]
+                for j in range(n):
+                    if j != seat and j != i:
+                        term *= 1.0 - forecast[j, a]
+                one += term
+        nobody[a] = none
+        exactly_one[a] = one
+    everyone = 0.0  # all of the others' pick chances (the campsite guard's gatherers)
+    for s in range(n):
+        if s != seat:
+            for a in range(NUM_CHOICES):
+                everyone += forecast[s, a]
     for location in range(NUM_PLACES):
         no_thief = 1.0
         no_guard = 1.0
-        for r in range(n - 1):
-            no_thief *= 1.0 - others[r, location * NUM_ACTS + THIEF]
-            no_guard *= 1.0 - others[r, location * NUM_ACTS + GUARD]
+        for s in range(n):
+            if s != seat:
+                no_thief *= 1.0 - forecast[s, location * NUM_ACTS + THIEF]
+                no_guard *= 1.0 - forecast[s, location * NUM_ACTS + GUARD]
         thief_risk[location] = 1.0 - no_thief
         guard_risk[location] = 1.0 - no_guard
     token_worth = (raft_value + MEAN_FRUIT * food_weight) / 2
@@ -200,8 +212,9 @@ def _values(obs, offsets, n, seat, food_weight, raft_value, forecast, actions, c
                 loot = 0.0
                 for kind in range(3):
                     here = 0.0
-                    for r in range(n - 1):
-                        here += others[r, base + kind]
+                    for s in range(n):
+                        if s != seat:
+                            here += forecast[s, base + kind]
                     worth = raft_value if kind == RAFT else _MEAN_FOOD * food_weight
                     loot += here * min(1.5, _pile(obs, offsets, location, kind)) * worth
                 loot = max(loot, 2 * MEAN_COCONUT * food_weight)
@@ -210,13 +223,14 @@ def _values(obs, offsets, n, seat, food_weight, raft_value, forecast, actions, c
         elif act == GUARD:
             thieves = 0.0
             gatherers = 0.0
-            for r in range(n - 1):
-                thieves += others[r, base + THIEF]
-                if location != 0:
-                    for kind in range(3):
-                        gatherers += others[r, base + kind]
+            for s in range(n):
+                if s != seat:
+                    thieves += forecast[s, base + THIEF]
+                    if location != 0:
+                        for kind in range(3):
+                            gatherers += forecast[s, base + kind]
             if location == 0:
-                gatherers = others.sum() - thieves
+                gatherers = everyone - thieves
             catch = thieves * 2 * token_worth + thief_risk[location] * gatherers * token_worth
             coconuts = (1 - thief_risk[location]) * 2 * MEAN_COCONUT * food_weight
             out[i] = (alone + shared / 2) * (catch + coconuts)
@@ -254,16 +268,24 @@ def _revealed_picks(obs, offsets, n, picks):
 
 
 @jit_allocating
-def crowd_values(obs, offsets, n, actions, count, habits, rounds, out, crowd):
+def crowd_scratch(num_players):
+    """What :func:`crowd_values` works in: the forecast, the replies, one seat's values, and
+    each seat's food weight and raft token value."""
+    return (np.empty((num_players, NUM_CHOICES)), np.empty((num_players, NUM_CHOICES)),
+            np.empty(NUM_CHOICES), np.empty(num_players), np.empty(num_players))
+
+
+@jit
+def crowd_values(obs, offsets, n, actions, count, habits, rounds, out, crowd, scratch):
     """``hunger_show.crowd_values`` of one observation into ``out[:count]``; the observer's
-    ``Crowd`` numbers into ``crowd`` (nobody, exactly one: 20 each; thief, guard risk: 4)."""
+    ``Crowd`` numbers into ``crowd`` (nobody, exactly one: 20 each; thief, guard risk: 4).
+    ``scratch``: :func:`crowd_scratch`."""
+    forecast, replies, values, food_weights, raft_values = scratch
     nobody, exactly_one = crowd[:NUM_CHOICES], crowd[NUM_CHOICES:2 * NUM_CHOICES]
     thief_risk = crowd[2 * NUM_CHOICES:2 * NUM_CHOICES + NUM_PLACES]
     guard_risk = crowd[2 * NUM_CHOICES + NUM_PLACES:]
     counts, alive = offsets[5], offsets[6]
     events_left = obs[offsets[9]]
-    food_weights = np.empty(n)
-    raft_values = np.empty(n)
     food_weights[0] = _food_weight(_own_food(obs, offsets), events_left)
     raft_values[0] = RAFT_SET_WORTH * _raft_token_value(int(obs[offsets[4]]),
                                                         int(obs[offsets[4] + 1]))
@@ -274,24 +296,28 @@ def crowd_values(obs, offsets, n, actions, count, habits, rounds, out, crowd):
         units = int(np.rint(obs[c + 2] * MEAN_RAFT_UNITS / 2))  # Python's round: half to even
         food_weights[s] = _food_weight(food, events_left)
         raft_values[s] = RAFT_SET_WORTH * _raft_token_value(units, units)
-    forecast = habits.copy()
+    for s in range(n):
+        for a in range(NUM_CHOICES):
+            forecast[s, a] = habits[s, a]
     for i in range(count):
         forecast[0, actions[i]] = 1.0 / count
-    replies = np.zeros((n, NUM_CHOICES))
-    values = np.empty(count)
     for _ in range(rounds):
-        replies[:] = 0.0
         for s in range(n):
+            for a in range(NUM_CHOICES):
+                replies[s, a] = 0.0
             if obs[alive + s]:
                 _values(obs, offsets, n, s, food_weights[s], raft_values[s], forecast,
                         actions, count, values, nobody, exactly_one, thief_risk, guard_risk)
                 _softmax_into(values, count, replies[s], actions)
-        situational = (1 - HISTORY_SHARE) * replies + HISTORY_SHARE * habits
-        situational[0] = replies[0]
-        forecast = 0.5 * forecast + 0.5 * situational
+        for s in range(n):  # the forecast moves halfway to the situational picks: the replies
+            for a in range(NUM_CHOICES):  # mixed with the habits (the observer: its replies)
+                situational = replies[s, a] if s == 0 else (
+                    (1 - HISTORY_SHARE) * replies[s, a] + HISTORY_SHARE * habits[s, a])
+                forecast[s, a] = 0.5 * forecast[s, a] + 0.5 * situational
     for s in range(n):
         if obs[alive + s] == 0:
-            forecast[s] = 0.0
+            for a in range(NUM_CHOICES):
+                forecast[s, a] = 0.0
     # np.int64: a literal 0 would have numba compile a second copy of _values for it.
     _values(obs, offsets, n, np.int64(0), food_weights[0], raft_values[0], forecast, actions,
             count, out, nobody, exactly_one, thief_risk, guard_risk)
@@ -310,6 +336,7 @@ def _act_all(observations, masks, kinds, offsets, rng, pick_counts, last_day, ou
     habits = np.empty((n, NUM_CHOICES))
     picks = np.empty((n, NUM_CHOICES))
     crowd = np.empty(CROWD_SIZE)
+    scratch = crowd_scratch(n)
     probabilities = np.zeros(NUM_CHOICES)
     for b in range(shows):
         for seat in range(n):
@@ -328,7 +355,7 @@ def _act_all(observations, masks, kinds, offsets, rng, pick_counts, last_day, ou
                 _revealed_picks(obs, offsets, n, picks)
                 _habits_from_counts(obs, offsets, n, actions, count, picks, habits)
                 crowd_values(obs, offsets, n, actions, count, habits, _CROWD_ROUNDS, values,
-                             crowd)
+                             crowd, scratch)
                 out[b, seat] = _pick_best(values, actions, count, rng, b)
             else:
                 day = obs[offsets[7]]
@@ -342,7 +369,7 @@ def _act_all(observations, masks, kinds, offsets, rng, pick_counts, last_day, ou
                 last_day[b, seat] = day
                 _habits_from_counts(obs, offsets, n, actions, count, memory, habits)
                 crowd_values(obs, offsets, n, actions, count, habits, _EXPERT_ROUNDS, values,
-                             crowd)
+                             crowd, scratch)
                 probabilities[:] = 0.0
                 _softmax_into(values, count, probabilities, actions)
                 draw = random_uniform(rng, b)
@@ -368,12 +395,14 @@ def _crowd_features(observations, offsets, n, scale, out):
     habits = np.empty((n, NUM_CHOICES))
     picks = np.empty((n, NUM_CHOICES))
     crowd = np.empty(CROWD_SIZE)
+    scratch = crowd_scratch(n)
     out[:] = 0.0
     for k in range(len(observations)):
         obs = observations[k]
         _revealed_picks(obs, offsets, n, picks)
         _habits_from_counts(obs, offsets, n, actions, count, picks, habits)
-        crowd_values(obs, offsets, n, actions, count, habits, _CROWD_ROUNDS, values, crowd)
+        crowd_values(obs, offsets, n, actions, count, habits, _CROWD_ROUNDS, values, crowd,
+                     scratch)
         best = values[:count].max()
         for a in range(count):
             location = a // NUM_ACTS
