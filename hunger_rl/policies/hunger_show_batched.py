@@ -149,7 +149,9 @@ def greedy_values(obs, offsets, actions, count, values):
 
 @jit
 def _softmax_into(values, count, out, actions):
-    top = values[:count].max()
+    top = values[0]  # a loop, not values[:count].max(): numba's max needs reference counts
+    for i in range(1, count):
+        top = max(top, values[i])
     total = 0.0
     for i in range(count):  # each exponential once, kept in out until the total is known
         weight = np.exp((values[i] - top) / TEMPERATURE)
