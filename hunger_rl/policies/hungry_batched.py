@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from hunger_rl.engines.compiled import jit, jit_allocating, jit_inline, random_below
 from hunger_rl.engines.hungry.batched import (
@@ -55,23 +56,21 @@ POLICY_CODES = {"random": 0, "greedy": 1, "forecast": 2, "expert": 3}
 def _random_action(g, b, rng_state):
     """A uniformly random legal action of the mover in game b.
 
-    Picks one of the 2 x (held card types) legal actions; the held type is found without
-    branches, which mispredict on random hands.
+    Picks one of the 2 x (held card types) legal actions: the held types as bits (no branch,
+    which would mispredict on random hands), the pick's type found by clearing the lowest set
+    bits before it.
     """
     start = mover_hand_start(g, b)
     hand = g[b, start : start + NUM_CARD_TYPES]
+    held = np.uint32(0)
     kinds = 0
     for t in range(NUM_CARD_TYPES):
+        held |= np.uint32(hand[t] > 0) << np.uint32(t)
         kinds += hand[t] > 0
     pick = random_below(rng_state, b, 2 * kinds)
-    target = pick >> 1
-    chosen = 0
-    seen = 0
-    for t in range(NUM_CARD_TYPES):
-        held = hand[t] > 0
-        chosen += t * (held and seen == target)
-        seen += held
-    return 2 * chosen + (pick & 1)
+    for _ in range(pick >> 1):
+        held &= held - np.uint32(1)
+    return 2 * trailing_zeros(held) + (pick & 1)
 
 
 @jit
