@@ -186,6 +186,7 @@ def update_resort(g, b, resort, num_players, void_tied_second):
     by taking the old places' points off and giving the new ones, and moving the two-homes bonus
     when a home changes hands.
     """
+    counts = g[b, COUNTS : COUNTS + num_players * NUM_RESORTS]
     first = NO_PLAYER
     second = NO_PLAYER
     above = 127  # walk the distinct counts strictly below this one, high to low
@@ -194,7 +195,7 @@ def update_resort(g, b, resort, num_players, void_tied_second):
         holder = NO_PLAYER
         holders = 0
         for p in range(num_players):
-            c = g[b, COUNTS + p * NUM_RESORTS + resort]
+            c = counts[at(p * NUM_RESORTS + resort)]
             if c < above:
                 if c > count:
                     count = c
@@ -287,24 +288,26 @@ def deal_next_game(g, b, seeds, game_number, deal_rng, num_players, random_first
 
 @jit_inline
 def play(g, b, action, num_players, void_tied_second):
-    """The player to move in game b plays ``action``, then draws while the deck lasts (H4)."""
-    player = np.int64(g[b, CURRENT])
+    """The player to move in game b plays ``action``, then draws while the deck lasts (H4).
+    The row is indexed unsigned (``at``) and the next player found by a compare, not ``%``."""
+    game = g[b]
+    player = np.int64(game[CURRENT])
     card = action >> 1
     hand = HANDS + player * NUM_CARD_TYPES
-    g[b, hand + card] -= 1
-    g[b, PLACED + player * NUM_ACTIONS + action] += 1
-    g[b, PLAYED + card] += 1
-    resort = RESORT_OF_ACTION[action]
-    g[b, COUNTS + player * NUM_RESORTS + resort] += 1
+    game[at(hand + card)] -= 1
+    game[at(PLACED + player * NUM_ACTIONS + action)] += 1
+    game[at(PLAYED + card)] += 1
+    resort = RESORT_OF_ACTION[at(action)]
+    game[at(COUNTS + player * NUM_RESORTS + resort)] += 1
     update_resort(g, b, resort, num_players, void_tied_second)
-    position = np.int64(g[b, DECK_POS])
+    position = np.int64(game[DECK_POS])
     if position < DECK_SIZE:
-        g[b, hand + g[b, ORDER + position]] += 1
-        g[b, DECK_POS] = position + 1
+        game[at(hand + game[at(ORDER + position)])] += 1
+        game[DECK_POS] = position + 1
     else:
-        g[b, HAND_SIZES + player] -= 1
-    g[b, NUM_PLAYS] += 1
-    g[b, CURRENT] = (player + 1) % num_players
+        game[at(HAND_SIZES + player)] -= 1
+    game[NUM_PLAYS] += 1
+    game[CURRENT] = player + 1 if player + 1 < num_players else 0
 
 
 @jit
