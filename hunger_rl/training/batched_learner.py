@@ -40,7 +40,8 @@ def _learner_step(g, actions, learner_seats, streams, rules, policy, out):
     turn; the opponents then play up to the learner's first turn.
     """
     seeds, game_number, deal_rng = streams
-    num_players, void_tied_second, reward_code, random_first = rules
+    seats, void_tied_second, reward_code, random_first = rules
+    num_players = len(seats)
     policy_code, policy_rng = policy
     (observations, masks, rewards, terminated, final_observations, seat_rewards, final_totals,
      winners) = out

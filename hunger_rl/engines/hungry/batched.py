@@ -438,11 +438,12 @@ def first_illegal(g, games, actions):
 def _step_games(g, games, actions, final_observers, streams, rules, out):
     """Play ``actions[i]`` in game ``games[i]``; finish, re-deal and observe as :meth:`step`.
 
-    ``streams``: (seeds, game_number, deal_rng); ``rules``: (num_players, void_tied_second,
+    ``streams``: (seeds, game_number, deal_rng); ``rules``: (seats, void_tied_second,
     reward_code, random_first); ``out``: the arrays of the :class:`StepOutputs`, as a plain
     tuple (numba types a named tuple argument in Python, a microsecond a call)."""
     seeds, game_number, deal_rng = streams
-    num_players, void_tied_second, reward_code, random_first = rules
+    seats, void_tied_second, reward_code, random_first = rules
+    num_players = len(seats)  # a constant of the compiled code: its loops over seats unroll
     (observations, masks, to_move, rewards, terminated, done, final_observations, winners,
      final_totals) = out
     for i in range(games.shape[0]):
@@ -518,7 +519,9 @@ class BatchedHungry:
         self.deal_rng = np.zeros(b, np.uint64)
         # What the compiled steps take: the slots' deal streams (module docstring) and the rules.
         self.streams = (self.seeds, self.game_number, self.deal_rng)
-        self.rules = (np.int64(n), self.void_tied_second, np.int64(self.reward_code),
+        # ``seats``, one item per player, makes the player count a compile-time constant of
+        # the step (one compilation per count), as the batched HUNGER engine's.
+        self.rules = (tuple(range(n)), self.void_tied_second, np.int64(self.reward_code),
                       self.random_first)
         self.all_games = np.arange(b, dtype=np.int64)
         self._no_observers = np.zeros(0, np.int64)
