@@ -118,16 +118,17 @@ def test_the_crowd_features_compile_first_from_a_cold_cache(tmp_path):
     compiles only where a counting caller compiled it first, so a fresh process with an empty
     cache, whose first call is the encoder's crowd block (as in a training run), must compile
     and give the features of this process."""
+    import os
     import subprocess
     import sys
 
     vectors = np.stack([o for o, _ in observations_of_random_shows(2, days=5)])
     np.save(tmp_path / "vectors.npy", vectors)
-    script = ("import sys, numpy as np; "
+    script = ("import numpy as np; "
               "from hunger_rl.policies.hunger_show_batched import crowd_features; "
               f"v = np.load({str(tmp_path / 'vectors.npy')!r}); "
               f"np.save({str(tmp_path / 'features.npy')!r}, crowd_features(v, 2, 3.0))")
-    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
     subprocess.run([sys.executable, "-c", script], env=env, check=True, capture_output=True)
     np.testing.assert_array_equal(np.load(tmp_path / "features.npy"),
                                   crowd_features(vectors, 2, 3.0))
