@@ -26,15 +26,14 @@ import tempfile
 import time
 from pathlib import Path
 
-import gymnasium
 import numpy as np
-from sb3_contrib import MaskablePPO
 
 import hunger_rl  # noqa: F401 (registers the Gymnasium ids)
 from hunger_rl.arena.evaluation import evaluate, wilson_interval
 from hunger_rl.configs import config_path
 from hunger_rl.policies.pretrained import PREFIX, catalogue, pretrained_names
 from hunger_rl.training.exploit import exploit, exploit_config, recipe_name
+from hunger_rl.training.interop import train_maskable_ppo_defaults
 
 GAME = "hunger_show"
 SEARCH = "smmcts:100"
@@ -69,11 +68,10 @@ def suite_exploiter(spec: str, num_players: int, steps: int, games: int, seed: i
 def sb3_default_exploiter(spec: str, num_players: int, steps: int, games: int,
                           seed: int) -> dict:
     """MaskablePPO, every setting at its default, on the Gymnasium view against ``spec``."""
-    env = gymnasium.make("hunger_rl/HungerShow-v0", num_players=num_players, opponents=spec)
-    model = MaskablePPO("MlpPolicy", env, seed=seed, verbose=0)
     started = time.perf_counter()
-    model.learn(steps)
+    model = train_maskable_ppo_defaults(GAME, num_players, spec, steps, seed)
     seconds = time.perf_counter() - started
+    env = model.get_env().envs[0]
     # Whole seat rotations; the view moves the learner one seat on every episode.
     games = -(-games // num_players) * num_players
     shares = []

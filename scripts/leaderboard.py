@@ -5,6 +5,13 @@ Usage:
     python scripts/leaderboard.py --check          # exit 1 if the page is not the files' page
     python scripts/leaderboard.py --add RESULT     # file a benchmark.json as an entry
     python scripts/leaderboard.py --rerun NAME     # run entry NAME's command again, refile it
+    python scripts/leaderboard.py --add RESULT --trained-by COMMAND --budget TEXT
+                                                   # a reference training's entry
+
+A reference training (a policy trained by a stated recipe and budget, such as
+``python scripts/train_maskable_ppo.py ...``) files its benchmark result with the command that
+trained the policy and the budget in words; ``--rerun`` runs that command first, from the
+repository's root, then the benchmark.
 
 A result enters only as a protocol entry of the current protocol (hunger_rl.training.benchmark,
 docs/benchmark.md). ``--rerun NAME`` (NAME: the entry's file name without .json, such as
@@ -18,6 +25,7 @@ import argparse
 import json
 import shlex
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -29,6 +37,7 @@ from hunger_rl.training.benchmark import (
     entry_name,
     leaderboard_page,
     read_entries,
+    write_json,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,16 +53,30 @@ def page_text() -> str:
     return leaderboard_page(read_entries(RESULTS), RESULTS.name, REGENERATE)
 
 
-def add(result_path: Path) -> str:
-    """Copy a result file into the entries under its entry name; that name."""
+def add(result_path: Path, training: dict[str, str] | None = None) -> str:
+    """File a result as an entry under its entry name, with ``training`` (the command that
+    trained its policy and the budget) for a reference training; that name."""
     result = json.loads(result_path.read_text())
+    if training is not None:
+        result["training"] = training
     name = entry_name(result)
     try:
         check_entry(result, f"{name}.json")
     except ValueError as error:
         raise SystemExit(f"{result_path}: {error}") from None
-    shutil.copyfile(result_path, RESULTS / f"{name}.json")
+    write_json(RESULTS / f"{name}.json", result)
     return name
+
+
+def run_command(command: str) -> None:
+    """Run a ``hunger-rl`` or ``python scripts/`` command line from the repository's root."""
+    words = shlex.split(command)
+    if words[0] == "hunger-rl":
+        code = hunger_rl(words[1:])
+    else:
+        code = subprocess.run([sys.executable, *words[1:]], cwd=RUNS_ROOT).returncode
+    if code != 0:
+        raise SystemExit(f"{command} failed")
 
 
 def rerun(name: str) -> None:
@@ -63,12 +86,13 @@ def rerun(name: str) -> None:
         known = ", ".join(p.stem for p in sorted(RESULTS.glob("*.json")))
         raise SystemExit(f"no entry {name!r}; the entries: {known}")
     result = json.loads(path.read_text())
+    training = result.get("training")
+    if training is not None:
+        run_command(training["command"])
     out = RUNS_ROOT / default_out(result["spec"], result["game"], result["num_players"])
     shutil.rmtree(out, ignore_errors=True)  # a fresh run, not a resumed one of older weights
-    words = shlex.split(result["command"])[1:] + ["--out", str(out)]
-    if hunger_rl(words) != 0:
-        raise SystemExit(f"{result['command']} failed")
-    add(out / RESULT_FILE)
+    run_command(f"{result['command']} --out {shlex.quote(str(out))}")
+    add(out / RESULT_FILE, training)
 
 
 def main() -> int:
@@ -80,14 +104,22 @@ def main() -> int:
                         help="file this benchmark.json as an entry, then regenerate")
     action.add_argument("--rerun", metavar="NAME",
                         help="run this entry's command again, refile it, then regenerate")
+    parser.add_argument("--trained-by", metavar="COMMAND",
+                        help="with --add: the command that trained the entry's policy")
+    parser.add_argument("--budget", metavar="TEXT",
+                        help="with --trained-by: the training's budget, in words")
     args = parser.parse_args()
+    if (args.trained_by is None) != (args.budget is None) or (args.trained_by and not args.add):
+        parser.error("--trained-by and --budget go together, with --add")
     if args.check:
         if PAGE.read_text() != page_text():
             print(f"{PAGE.relative_to(ROOT)} is stale: run {REGENERATE}", file=sys.stderr)
             return 1
         return 0
     if args.add:
-        print(f"filed {args.add} as {add(args.add)}")
+        training = (None if args.trained_by is None
+                    else {"command": args.trained_by, "budget": args.budget})
+        print(f"filed {args.add} as {add(args.add, training)}")
     if args.rerun:
         rerun(args.rerun)
     PAGE.write_text(page_text())

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import sys
+from types import SimpleNamespace
 
 import numpy as np
+import sb3_contrib
 from scripts_under_test import load_script
 
 from hunger_rl.arena.evaluation import evaluate
@@ -30,10 +32,14 @@ class FirstLegalModel:
 
     def __init__(self, policy, env, **settings):
         FirstLegalModel.built.append({"policy": policy, **settings})
+        self.env = env
         self.num_timesteps = 0
 
-    def learn(self, steps):
+    def learn(self, steps, callback):
         self.num_timesteps = steps
+
+    def get_env(self):
+        return SimpleNamespace(envs=[self.env])
 
     def predict(self, observation, action_masks, deterministic):
         assert deterministic
@@ -41,7 +47,7 @@ class FirstLegalModel:
 
 
 def test_maskable_ppo_keeps_its_defaults_and_plays_whole_rotations(monkeypatch):
-    monkeypatch.setattr(robustness, "MaskablePPO", FirstLegalModel)
+    monkeypatch.setattr(sb3_contrib, "MaskablePPO", FirstLegalModel)
     FirstLegalModel.built = []
     figure = robustness.sb3_default_exploiter("random", 3, 100, games=4, seed=5)
     # Only the seed and the silence are set: every learning setting is the library's default.

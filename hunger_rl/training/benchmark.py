@@ -432,6 +432,11 @@ def plot_card(result: dict[str, Any], path: Path) -> bool:
     return True
 
 
+# A reference training's entry names the command that trained its policy: the suite's CLI or
+# one of its scripts, run from the repository's root.
+TRAINING_COMMANDS = ("hunger-rl ", "python scripts/")
+
+
 def entry_name(result: dict[str, Any]) -> str:
     """The file name (without ``.json``) of a result as a leaderboard entry."""
     return f"{result['game']}_{result['num_players']}p_{path_safe(result['spec'])}"
@@ -449,6 +454,14 @@ def check_entry(result: dict[str, Any], file_name: str) -> None:
     if file_name != f"{entry_name(result)}.json":
         raise ValueError(f"{file_name}: a result of {result['spec']!r} must be filed as "
                          f"{entry_name(result)}.json")
+    training = result.get("training")
+    if training is not None and (
+            not isinstance(training, dict) or set(training) != {"command", "budget"}
+            or not str(training["command"]).startswith(TRAINING_COMMANDS)
+            or not str(training["budget"]).strip()):
+        raise ValueError(f"{file_name}: 'training' must hold the command that trained the policy "
+                         f"(starting with {' or '.join(map(repr, TRAINING_COMMANDS))}) and its "
+                         f"budget, got {training!r}")
 
 
 def read_entries(folder: str | Path) -> dict[str, dict[str, Any]]:
@@ -481,7 +494,8 @@ def leaderboard_page(entries: dict[str, dict[str, Any]], results_link: str,
         "over the tables of the win share divided by the equal share (1 is par). The exploiter's "
         "win share is a lower bound on how exploitable the entry is; `--no-exploit` entries "
         "leave it out. Then the entry's win share at each table, and the command that "
-        "reproduces its file.",
+        "reproduces its file (a reference training's, after the command that trains its "
+        "policy).",
         "",
     ]
     groups: dict[tuple[str, int], list[tuple[str, dict[str, Any]]]] = {}
@@ -505,11 +519,15 @@ def leaderboard_page(entries: dict[str, dict[str, Any]], results_link: str,
                 note = (f" (measured against an earlier {', '.join(changed)}: rerun)"
                         if changed else "")
                 exploiter = result["exploiter"]
+                training = result.get("training")
+                trained = "" if training is None else f" (trained: {training['budget']})"
+                command = ("" if training is None else f"`{training['command']}`, then ") + (
+                    f"`{result['command']}`")
                 lines.append(
-                    f"| {rank} | [`{result['spec']}`]({results_link}/{name}.json){note} | "
-                    f"{result['score']:.3f} | "
+                    f"| {rank} | [`{result['spec']}`]({results_link}/{name}.json){trained}{note}"
+                    f" | {result['score']:.3f} | "
                     + ("-" if exploiter is None else f"{exploiter['win_share']:.3f}")
                     + " | " + " | ".join(f"{shares[table]:.3f}" for table in names)
-                    + f" | `{result['command']}` |")
+                    + f" | {command} |")
             lines.append("")
     return "\n".join(lines)

@@ -183,3 +183,32 @@ def register_gymnasium_envs() -> None:
             continue
         gym.register(env.id, entry_point=f"{__name__}:{env.make.__name__}",
                      vector_entry_point=f"{__name__}:{env.make_vector.__name__}")
+
+
+def train_maskable_ppo_defaults(game: str, num_players: int, opponents: str | Sequence[str],
+                                steps: int, seed: int, progress: bool = False):
+    """sb3-contrib's ``MaskablePPO`` with every setting at its default (``"MlpPolicy"``) on
+    ``game``'s registered Gymnasium view against ``opponents``, trained for ``steps`` learner
+    steps from ``seed``: the library's own recipe as a user runs it. Returns the model (its
+    ``save(PATH)`` file is the spec ``sb3:PATH``)."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from tqdm import tqdm
+
+    class StepBar(BaseCallback):
+        # SB3's own progress bar needs rich, which the suite does not install.
+        def _on_training_start(self) -> None:
+            self.bar = tqdm(total=steps, desc=f"MaskablePPO {game} {num_players}p", unit="step",
+                            disable=not progress)
+
+        def _on_step(self) -> bool:
+            self.bar.update(self.training_env.num_envs)
+            return True
+
+        def _on_training_end(self) -> None:
+            self.bar.close()
+
+    env = gym.make(GYMNASIUM_ENVS[game].id, num_players=num_players, opponents=opponents)
+    model = MaskablePPO("MlpPolicy", env, seed=seed, verbose=0)
+    model.learn(steps, callback=StepBar())
+    return model

@@ -278,3 +278,43 @@ def test_rerun_runs_the_entry_s_own_command_afresh_and_refiles_it(tmp_path, monk
     assert json.loads((folder / f"{name}.json").read_text())["score"] == 9.876
     with pytest.raises(SystemExit, match="no entry 'nonsense'; the entries: "):
         leaderboard.rerun("nonsense")
+
+
+def test_a_reference_training_s_entry_names_its_training_and_reruns_it_first(tmp_path,
+                                                                             monkeypatch):
+    """A reference training's entry holds the command that trained its policy and the budget:
+    the page shows both, --rerun runs the training before the benchmark, and a training field
+    that is not a suite command is refused, naming the file."""
+    folder = tmp_path / "leaderboard"
+    folder.mkdir()
+    monkeypatch.setattr(leaderboard, "RESULTS", folder)
+    monkeypatch.setattr(leaderboard, "RUNS_ROOT", tmp_path)
+    name, entry = next(iter(benchmark.read_entries(ROOT / "docs" / "leaderboard").items()))
+    result_path = tmp_path / RESULT_FILE
+    result_path.write_text(json.dumps(entry))
+    training = {"command": "hunger-rl train quick_hungry_2p --out runs/reference",
+                "budget": "4,096 PPO steps, seed 0"}
+    assert leaderboard.add(result_path, training) == name
+    page = leaderboard.page_text()
+    assert "(trained: 4,096 PPO steps, seed 0)" in page
+    assert f"`{training['command']}`, then `{entry['command']}`" in page
+    commands = []
+    out = tmp_path / benchmark.default_out(entry["spec"], entry["game"], entry["num_players"])
+
+    def hunger_rl(words):
+        commands.append(words)
+        if words[0] == "benchmark":
+            out.mkdir(parents=True)
+            (out / RESULT_FILE).write_text(json.dumps(dict(entry, score=9.876)))
+        return 0
+
+    monkeypatch.setattr(leaderboard, "hunger_rl", hunger_rl)
+    leaderboard.rerun(name)
+    assert commands == [shlex.split(training["command"])[1:],
+                        shlex.split(entry["command"])[1:] + ["--out", str(out)]]
+    refiled = json.loads((folder / f"{name}.json").read_text())
+    assert (refiled["score"], refiled["training"]) == (9.876, training)
+    bad = dict(refiled, training={"command": "rm -rf runs", "budget": "none"})
+    (folder / f"{name}.json").write_text(json.dumps(bad))
+    with pytest.raises(ValueError, match=f"{name}.json: 'training' must hold the command"):
+        leaderboard.page_text()
