@@ -221,6 +221,11 @@ class PPOConfig:
     gae_lambda: float = setting(0.95, "GAE's lambda", low=0, high=1)
     clip_range: float = setting(0.2, "PPO's ratio clip", low=0, low_open=True, high=10)
     ent_coef: float = setting(0.01, "entropy bonus weight", low=0, high=10)
+    ent_coef_final: float | None = setting(
+        None, "the entropy bonus falls linearly from ent_coef at step 0 to this at "
+        "total_steps, by the learner's steps (a resumed run continues the same line): the "
+        "regularised equilibrium an entropy bonus pulls toward moves toward the game's own as "
+        "the bonus shrinks; null: ent_coef throughout", low=0, high=10, backends=("sb3",))
     vf_coef: float = setting(0.5, "value loss weight", low=0, high=100)
     max_grad_norm: float = setting(0.5, "gradient norm clip", low=0, low_open=True, high=10**6)
     scorer_lr_scale: float = setting(

@@ -167,6 +167,7 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
     scorer_lr_scale = ppo.pop("scorer_lr_scale")
     critic_warmup_steps = ppo.pop("critic_warmup_steps")
     group_baseline = ppo.pop("group_baseline")
+    ent_coef_final = ppo.pop("ent_coef_final")
     if policy_class is ActionScorerPolicy:
         policy_kwargs["scorer_lr_scale"] = scorer_lr_scale
     ppo["learning_rate"] = learning_rate_schedule(config)
@@ -175,7 +176,8 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
         policy_class, vec_env, run_steps=config.total_steps, seed=config.seed, verbose=0,
         tensorboard_log=tensorboard_log,
         policy_kwargs={**mlp_kwargs(shape), **policy_kwargs},
-        critic_warmup_steps=critic_warmup_steps, group_baseline=group_baseline, **ppo)
+        critic_warmup_steps=critic_warmup_steps, group_baseline=group_baseline,
+        ent_coef_final=ent_coef_final, **ppo)
 
 
 def learning_rate_schedule(config: TrainConfig) -> float | LinearSchedule:
@@ -193,14 +195,18 @@ class ScaledGroupsPPO(MaskablePPO):
     ``critic_warmup_steps`` steps are done, an update trains the value network alone
     (``ppo.critic_warmup_steps``). With ``group_baseline`` K >= 2 (the env's slots in deal groups
     of K, ``ppo.group_baseline``), every advantage is the leave-one-out difference of returns
-    within its group (:func:`leave_one_out_advantages`); the critic still learns the returns."""
+    within its group (:func:`leave_one_out_advantages`); the critic still learns the returns.
+    With ``ent_coef_final`` the entropy bonus of each update lies on the line from ``ent_coef``
+    at step 0 to it at ``run_steps`` (``ppo.ent_coef_final``)."""
 
     def __init__(self, *args: Any, run_steps: int, critic_warmup_steps: int = 0,
-                 group_baseline: int = 0, **kwargs: Any):
+                 group_baseline: int = 0, ent_coef_final: float | None = None, **kwargs: Any):
         self.run_steps = run_steps
         self.critic_warmup_steps = critic_warmup_steps
         self.group_baseline = group_baseline
+        self.ent_coef_final = ent_coef_final
         super().__init__(*args, **kwargs)
+        self.ent_coef_start = self.ent_coef
 
     def collect_rollouts(self, env: VecEnv, callback: BaseCallback, rollout_buffer: Any,
                          n_rollout_steps: int, use_masking: bool = True) -> bool:
@@ -233,6 +239,9 @@ class ScaledGroupsPPO(MaskablePPO):
             warming_up = self.num_timesteps <= self.critic_warmup_steps
             for parameter in logit_parameters(self.policy):
                 parameter.requires_grad_(not warming_up)
+        if self.ent_coef_final is not None:
+            done = min(self.num_timesteps / self.run_steps, 1.0)
+            self.ent_coef = self.ent_coef_start + (self.ent_coef_final - self.ent_coef_start) * done
         super().train()
 
 

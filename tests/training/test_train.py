@@ -215,3 +215,32 @@ def test_a_gained_mlp_trains_keeps_its_gain_and_refuses_another_on_resume(tmp_pa
     with pytest.raises(ValueError, match="action_value_gain is 10.0 there, 1.0 here"):
         train(other, resume=tmp_path / "gained" / "checkpoints" / "step_000000128",
               progress=False)
+
+
+def test_the_entropy_bonus_falls_on_its_line_and_a_resumed_model_continues_it():
+    """ppo.ent_coef_final: each update's bonus lies on the line from ent_coef at step 0 to the
+    final value at total_steps (four rollouts of 128 steps here), by the learner's steps, so a
+    model rebuilt at a later step count picks up the line where it was."""
+    from hunger_rl.training.config import config_from_dict
+    from hunger_rl.training.train import make_model, make_vec_env
+
+    config = config_from_dict({
+        "game": "hungry", "num_players": 2, "seed": 5, "total_steps": 512, "torch_threads": 1,
+        "env": {"n_envs": 4, "batched": True}, "opponents": {"weights": {"expert": 1.0}},
+        "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 1, "ent_coef": 0.2,
+                "ent_coef_final": 0.04}})
+    model = make_model(config, make_vec_env(config))
+    bonuses = []
+    for _ in range(3):
+        model.learn(total_timesteps=128, reset_num_timesteps=False)
+        bonuses.append(model.ent_coef)
+    # The update after 128, 256 and 384 steps: 0.2 - 0.16 x (steps / 512).
+    assert bonuses == pytest.approx([0.16, 0.12, 0.08])
+    resumed = make_model(config, make_vec_env(config))
+    resumed.num_timesteps = 384
+    resumed.learn(total_timesteps=128, reset_num_timesteps=False)
+    assert resumed.ent_coef == pytest.approx(0.04)
+    constant = make_model(dataclasses.replace(
+        config, ppo=dataclasses.replace(config.ppo, ent_coef_final=None)), make_vec_env(config))
+    constant.learn(total_timesteps=128)
+    assert constant.ent_coef == 0.2
