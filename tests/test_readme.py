@@ -4,8 +4,8 @@ Fenced ``python`` blocks are executed and must print something; fenced ``sh`` bl
 by line in one scratch folder (so ``make run``'s output is there for the commands after it).
 Commands too heavy for the default suite run in the cheap form ``CHEAP_FORMS`` gives them, and
 ``test_cheap_forms_stand_in_for_the_real_commands`` checks that each stands in for the real one;
-``evaluate`` and ``tournament`` play in this process (``--workers 1``) instead of spawning
-workers, which changes no result (``test_evaluation.py`` checks one and two workers agree).
+``evaluate``, ``tournament`` and ``compare`` play in this process (``--workers 1``) instead of
+spawning workers, which changes no result (``test_evaluation.py`` checks one and two workers agree).
 Commands quoted inline (`` `hunger-rl ...` ``) are parsed and checked the same way.
 """
 
@@ -82,7 +82,8 @@ def run_command(command: str, capsys) -> str:
         check_pip_install(command)
         return ""
     words = shlex.split(command)
-    if words[:2] in (["hunger-rl", "evaluate"], ["hunger-rl", "tournament"]):
+    if words[:2] in (["hunger-rl", "evaluate"], ["hunger-rl", "tournament"],
+                     ["hunger-rl", "compare"]):
         words += [] if "--workers" in words else ["--workers", "1"]
     if words[0] == "hunger-rl":
         try:

@@ -1,4 +1,4 @@
-"""The ``evaluate`` and ``tournament`` subcommands of ``hunger-rl``."""
+"""The ``evaluate``, ``tournament`` and ``compare`` subcommands of ``hunger-rl``."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def plot_file(value: str, default_name: str) -> Path:
 
 
 def add_commands(commands) -> None:
-    """Register ``evaluate`` and ``tournament`` on the CLI's subparsers."""
+    """Register ``evaluate``, ``tournament`` and ``compare`` on the CLI's subparsers."""
     evaluate = commands.add_parser(
         "evaluate",
         help="seat-rotated matches of a lineup of policies, with 95%% win-share intervals",
@@ -123,6 +123,22 @@ def add_commands(commands) -> None:
     _common_arguments(tournament, default_games=1000)
     tournament.set_defaults(handler=_tournament)
 
+    compare = commands.add_parser(
+        "compare",
+        help="two policies against the same opponents on the same deals: the paired "
+             "difference of their win shares, with its 95%% interval",
+        description="Each policy plays the seat-rotated lineup POLICY AGAINST... with the same "
+        "seed, so game i is the same deal, seats and opponents' draws for both; the interval is "
+        f"over the per-game differences. Policy specs: {_specs_text()}.",
+    )
+    _game_arguments(compare, default_games=2000)
+    compare.add_argument("--policies", nargs=2, required=True, metavar=("CANDIDATE", "BASELINE"))
+    compare.add_argument("--against", nargs="+", required=True, metavar="SPEC",
+                         help="the opponents, one spec per seat or fewer (the last fills the "
+                              "other seats)")
+    compare.add_argument("--json", help="write the comparison as JSON here")
+    compare.set_defaults(handler=_compare)
+
 
 def _specs_text() -> str:
     """Every game's policy specs, from the registry (``--help`` text)."""
@@ -130,20 +146,26 @@ def _specs_text() -> str:
     return f"{per_game}; or the path of a trained policy"
 
 
-def _common_arguments(parser: argparse.ArgumentParser, default_games: int) -> None:
+def _game_arguments(parser: argparse.ArgumentParser, default_games: int) -> None:
+    """The game, its players, and how many games to play with which seed, on how many
+    workers."""
     parser.add_argument("--game", choices=sorted(GAMES), required=True)
     parser.add_argument("--players", type=bounded_int(1, MAX_PLAYERS), default=2,
                         help=f"number of players ({player_counts_text()}; default 2)")
-    parser.add_argument("--policies", nargs="+", required=True, metavar="SPEC")
     parser.add_argument("--games", type=bounded_int(1, MAX_GAMES), default=default_games)
     parser.add_argument("--seed", type=bounded_int(0, MAX_COMMAND_SEED), default=0)
     parser.add_argument("--workers", type=bounded_int(1, MAX_WORKERS),
                         default=min(os.cpu_count() or 1, MAX_WORKERS), help="worker processes")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def _common_arguments(parser: argparse.ArgumentParser, default_games: int) -> None:
+    _game_arguments(parser, default_games)
+    parser.add_argument("--policies", nargs="+", required=True, metavar="SPEC")
     parser.add_argument("--csv", help="write the table as CSV here")
     parser.add_argument("--json", help="write the results as JSON here")
     parser.add_argument("--plot", help="draw the results into this image file (PNG unless "
                         "its name ends in another format matplotlib writes)")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
 def _output_paths(args: argparse.Namespace) -> dict[str, Path]:
@@ -190,6 +212,23 @@ def _tournament(args: argparse.Namespace) -> int:
     from hunger_rl.arena.tournament import tournament
 
     _play_and_report(tournament, args)
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from hunger_rl.arena.evaluation import compare
+
+    json_path = output_file("--json", args.json, "compare.json") if args.json else None
+    candidate, baseline = args.policies
+    result = compare(args.game, args.players, candidate, baseline, args.against, args.games,
+                     seed=args.seed, workers=args.workers, progress=not args.no_progress)
+    print(result.to_table())
+    if json_path:
+        try:
+            result.to_json(str(json_path))
+        except OSError as error:
+            raise ValueError(f"--json {json_path}: cannot write: {error.strerror}") from None
+        print(f"wrote {json_path}")
     return 0
 
 

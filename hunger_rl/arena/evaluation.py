@@ -4,6 +4,10 @@ A lineup gives one policy spec per seat; with fewer specs than players the last 
 remaining seats (``expert random`` at 4 players is one expert against three random players).
 Games cycle through the N cyclic shifts of the lineup, so every entry sits in every seat equally
 often; the number of games is rounded up to a multiple of N for that.
+
+``compare`` measures two policies against the same opponents on the same deals (common random
+numbers): game i of each has the same deal, seats and opponents' draws, so the card luck that
+drowns one policy's edge in two separate evaluations cancels in the per-game differences.
 """
 
 from __future__ import annotations
@@ -243,6 +247,93 @@ def evaluate(
         rows=aggregate(records, lineup, num_players),
         score_label=game_info.score_label,
         records=records,
+    )
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Two policies, each in the lineup's first position against the same opponents, on the
+    same games: their win shares, and the mean of the per-game differences (candidate less
+    baseline) with its 95% interval."""
+
+    game: str
+    num_players: int
+    candidate: str
+    baseline: str
+    opponents: list[str]
+    games: int
+    seed: int
+    candidate_share: float
+    baseline_share: float
+    difference: float
+    ci_low: float
+    ci_high: float
+    differing_games: int  # games whose outcome for the compared seat differs
+
+    def to_table(self) -> str:
+        against = " ".join(self.opponents)
+        return "\n".join([
+            f"{self.game}, {self.num_players} players, {self.games} paired games against "
+            f"{against} (seed {self.seed}; each game on the same deal for both)",
+            f"{self.candidate}: {self.candidate_share:.3f}",
+            f"{self.baseline}: {self.baseline_share:.3f}",
+            f"difference: {self.difference:+.4f} [{self.ci_low:+.4f}, {self.ci_high:+.4f}] "
+            f"(95%, paired; {self.differing_games} of {self.games} games differ)",
+        ])
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def to_json(self, path: str) -> None:
+        with open(path, "w") as out:
+            json.dump(self.to_dict(), out, indent=2)
+
+
+def paired_difference(candidate: Sequence[float], baseline: Sequence[float],
+                      z: float = Z_95) -> tuple[float, float, float]:
+    """Mean of the per-game differences and its normal interval from their sample standard
+    deviation (a win share's difference lies in [-1, 1], so the interval is cut there)."""
+    if len(candidate) != len(baseline):
+        raise ValueError(f"paired samples differ in length: {len(candidate)} and "
+                         f"{len(baseline)}")
+    if len(candidate) < 2:
+        raise ValueError(f"a paired interval needs at least 2 games, got {len(candidate)}")
+    differences = [a - b for a, b in zip(candidate, baseline, strict=True)]
+    n = len(differences)
+    mean = sum(differences) / n
+    variance = sum((d - mean) ** 2 for d in differences) / (n - 1)
+    half = z * math.sqrt(variance / n)
+    return mean, max(-1.0, mean - half), min(1.0, mean + half)
+
+
+def compare(
+    game: str,
+    num_players: int,
+    candidate: str,
+    baseline: str,
+    opponents: Sequence[str],
+    games: int,
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = True,
+) -> PairedComparison:
+    """``candidate`` and ``baseline`` each evaluated in the lineup ``[policy, *opponents]`` with
+    the same seed: the same deals, seats and opponents' draws, game by game. Two identical
+    policies give a difference of exactly 0."""
+    if not opponents:
+        raise ValueError("name at least one opponent to compare the two policies against")
+    results = [evaluate(game, num_players, [policy, *opponents], games, seed=seed,
+                        workers=workers, progress=progress) for policy in (candidate, baseline)]
+    shares = [[record.win_shares[record.index % num_players] for record in result.records]
+              for result in results]
+    difference, low, high = paired_difference(*shares)
+    return PairedComparison(
+        game=game, num_players=num_players, candidate=candidate, baseline=baseline,
+        opponents=results[0].lineup[1:], games=results[0].games, seed=seed,
+        candidate_share=sum(shares[0]) / len(shares[0]),
+        baseline_share=sum(shares[1]) / len(shares[1]),
+        difference=difference, ci_low=low, ci_high=high,
+        differing_games=sum(a != b for a, b in zip(*shares, strict=True)),
     )
 
 

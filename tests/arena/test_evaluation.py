@@ -7,8 +7,10 @@ from collections import Counter
 import pytest
 
 from hunger_rl.arena.evaluation import (
+    compare,
     evaluate,
     expand_lineup,
+    paired_difference,
     rotation_schedule,
     wilson_interval,
 )
@@ -146,3 +148,75 @@ def test_pairwise_matrix_shows_whole_policy_names():
     head, *rows = result.to_table().splitlines()[-3:]
     assert head.split() == names
     assert rows[1].split() == ["search:200", "0.750", "-"]
+
+
+@pytest.mark.parametrize(
+    ("candidate", "baseline", "mean", "low", "high"),
+    [
+        # differences 1, 0, 0, 0.5, 0: sample variance 0.8 / 4, half-width 1.96 * sqrt(0.2 / 5)
+        ([1, 1, 0, 0.5, 1], [0, 1, 0, 0, 1], 0.3, 0.3 - 0.392, 0.3 + 0.392),
+        # differences 1, 0, 0, 1: half-width 1.96 * sqrt(1/12) = 0.5658, cut at 1 above
+        ([1, 0, 1, 1], [0, 0, 1, 0], 0.5, 0.5 - 0.5658, 1.0),
+        ([0.5, 0.5], [0.5, 0.5], 0.0, 0.0, 0.0),
+    ],
+)
+def test_paired_difference_known_values(candidate, baseline, mean, low, high):
+    got = paired_difference(candidate, baseline, z=1.96)
+    assert got == pytest.approx((mean, low, high), abs=1e-4)
+
+
+def test_paired_difference_refuses_unpaired_or_single_games():
+    with pytest.raises(ValueError, match="differ in length: 3 and 2"):
+        paired_difference([1, 0, 1], [1, 0])
+    with pytest.raises(ValueError, match="at least 2 games, got 1"):
+        paired_difference([1], [0])
+
+
+@pytest.mark.parametrize(("game", "players", "candidate", "baseline", "opponents"), [
+    ("hungry", 2, "expert", "greedy", ["expert"]),
+    ("hunger_show", 4, "crowd", "random", ["expert", "random"]),
+])
+def test_compare_plays_both_policies_on_the_same_deals(game, players, candidate, baseline,
+                                                       opponents):
+    result = compare(game, players, candidate, baseline, opponents, games=24, seed=7,
+                     progress=False)
+    alone = [evaluate(game, players, [policy, *opponents], 24, seed=7, progress=False,
+                      record=True) for policy in (candidate, baseline)]
+    # Game by game, both lineups start from the same deal (the env's seed) in the same seats.
+    seeds = [[record.seed for record in result_.game_records()] for result_ in alone]
+    assert seeds[0] == seeds[1] and len(set(seeds[0])) == 24
+    assert [r.index for r in alone[0].records] == [r.index for r in alone[1].records]
+    assert result.candidate_share == pytest.approx(alone[0].entry_share(0)[0])
+    assert result.baseline_share == pytest.approx(alone[1].entry_share(0)[0])
+    assert result.difference == pytest.approx(result.candidate_share - result.baseline_share)
+    assert result.ci_low < result.difference < result.ci_high
+    assert 0 < result.differing_games <= 24
+
+
+@pytest.mark.parametrize(("game", "players", "policy", "opponents"), [
+    ("hungry", 2, "random", ["expert"]),
+    ("hunger_show", 4, "random", ["greedy", "random"]),
+])
+def test_a_policy_compared_with_itself_plays_identical_games(game, players, policy, opponents):
+    """Its own and every opponent's draws are the game's, not the run's: no game differs."""
+    result = compare(game, players, policy, policy, opponents, games=40, seed=3, progress=False)
+    assert result.differing_games == 0
+    assert (result.difference, result.ci_low, result.ci_high) == (0.0, 0.0, 0.0)
+    assert result.candidate_share == result.baseline_share
+
+
+def test_cli_compare_prints_and_writes_the_paired_difference(tmp_path, capsys):
+    out = tmp_path / "paired.json"
+    assert main(["compare", "--game", "hungry", "--policies", "expert", "random", "--against",
+                 "greedy", "--games", "10", "--workers", "1", "--no-progress",
+                 "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    written = json.loads(out.read_text())
+    assert written["candidate"] == "expert" and written["baseline"] == "random"
+    assert written["opponents"] == ["greedy"] and written["games"] == 10
+    assert f"difference: {written['difference']:+.4f}" in printed
+    with pytest.raises(SystemExit):
+        main(["compare", "--game", "hungry", "--policies", "expert", "--against", "greedy"])
+    assert "expected 2 arguments" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="at least one opponent"):
+        compare("hungry", 2, "expert", "random", [], games=4)
