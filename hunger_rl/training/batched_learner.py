@@ -4,10 +4,13 @@ Each game slot of a :class:`~hunger_rl.engines.hungry.batched.BatchedHungry` has
 after the learner's action the opponents (a :class:`~hunger_rl.policies.hungry_batched.
 BatchedPolicy`) play, compiled, until the learner is to move again, so that one call advances
 every game by one learner step (``training.batched_vec_env`` serves this to SB3).
+:func:`branch_returns` plays positions on from a first action, the learner by a given policy,
+to the ends of their games: the outcomes of different first actions on the same deal.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -141,3 +144,50 @@ def _run_learner_step(batch, actions, learner_seats, opponents, out):
     _learner_step(batch.games, actions, learner_seats, batch.streams, batch.rules,
                   (np.int64(opponents.code), opponents.rng_state), tuple(out))
     return out
+
+
+def branch_returns(
+    rows: np.ndarray,
+    opponent_streams: np.ndarray,
+    learner_seats: np.ndarray,
+    first_actions: np.ndarray,
+    learner: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    opponent: str,
+    num_players: int,
+    **rules,
+) -> np.ndarray:
+    """The learner's reward at the end of each branch's game.
+
+    Branch i starts from the position ``rows[i]`` (a :class:`BatchedHungry` game row, the
+    learner at seat ``learner_seats[i]`` to move) with the opponents' random stream
+    ``opponent_streams[i]``; the learner plays ``first_actions[i]``, then every later move of
+    the learner is ``learner(observations, action_masks)`` (a batch of the learner's
+    ``hungry_v0`` observations and masks to actions), and the opponents play as the compiled
+    ``opponent`` with the branch's stream, to the end of the game. The deck's order is part of
+    the row, so branches from one position with different first actions draw the same cards and
+    their opponents the same random numbers: their outcomes differ only by the learner's
+    choices. ``rules`` are :class:`BatchedHungry`'s (``reward``, ``tied_second``).
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.int8)
+    returns = np.zeros(len(rows), np.float32)
+    branches = np.arange(len(rows))
+    actions = np.asarray(first_actions, dtype=np.int64)
+    streams = np.array(opponent_streams, dtype=np.uint64)
+    seats = np.array(learner_seats, dtype=np.int64)
+    while branches.size:
+        batch = BatchedHungry(num_players, branches.size, **rules)
+        batch.games[:] = rows
+        opponents = BatchedPolicy(opponent, branches.size)
+        opponents.rng_state[:] = streams
+        out = step_learners(batch, actions, seats, opponents,
+                            LearnerOutputs.empty(branches.size, num_players))
+        ended = out.terminated
+        returns[branches[ended]] = out.rewards[ended]
+        going = ~ended
+        # The games that ended were dealt again; the rest go on in a smaller batch.
+        branches, rows, streams, seats = (branches[going], batch.games[going],
+                                          opponents.rng_state[going], seats[going])
+        if branches.size:
+            actions = np.asarray(learner(out.observations[going], out.action_masks[going]),
+                                 dtype=np.int64)
+    return returns

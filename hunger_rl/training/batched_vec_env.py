@@ -23,6 +23,10 @@
   while the copies' games agree). Games of one player count last the same number of learner
   steps, so copies started together end together; only the learners' own choices tell them
   apart.
+- Branches (``ppo.branch_advantages``): after :meth:`BatchedHungryVecEnv.record_decisions`
+  every step keeps the position its learners were to move in; :meth:`~BatchedHungryVecEnv.
+  branch_returns` plays chosen positions on from given first actions, on their own deals and
+  opponents' random streams, to the outcomes of their games.
 
 :func:`make_batched_vec_env` mixes opponents: it splits the games between the opponent kinds
 in proportion to weights and joins one such VecEnv per opponent in a :class:`JoinedVecEnv`.
@@ -42,7 +46,12 @@ from hunger_rl.engines.hungry.batched import BatchedHungry
 from hunger_rl.engines.hungry.engine import NUM_ACTIONS, OPTION_DEFAULTS
 from hunger_rl.envs.hungry.env import HungryEnv
 from hunger_rl.policies.hungry_batched import POLICY_KINDS, BatchedPolicy
-from hunger_rl.training.batched_learner import LearnerOutputs, play_to_learners, step_learners
+from hunger_rl.training.batched_learner import (
+    LearnerOutputs,
+    branch_returns,
+    play_to_learners,
+    step_learners,
+)
 from hunger_rl.training.single_agent import MARGIN_SCALE
 from hunger_rl.training.whole_batch_vec_env import WholeBatchVecEnv
 
@@ -83,6 +92,8 @@ class BatchedHungryVecEnv(WholeBatchVecEnv):
         self.encode = encode
         self._seed = seed
         self._actions: np.ndarray | None = None
+        # (game rows, opponents' streams, learner seats) before each step, while recording
+        self._decisions: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
         if encode is None:
             observation_space = HungryEnv(num_players=num_players).observation_space(
                 "player_0"
@@ -112,6 +123,9 @@ class BatchedHungryVecEnv(WholeBatchVecEnv):
 
     def step_wait(self):
         seats_before = self.learner_seats.copy()
+        if self._decisions is not None:
+            self._decisions.append((self.batch.games.copy(), self.opponents.rng_state.copy(),
+                                    seats_before))
         out = step_learners(
             self.batch, self._actions, self.learner_seats, self.opponents, self.outputs
         )
@@ -151,6 +165,32 @@ class BatchedHungryVecEnv(WholeBatchVecEnv):
 
     def action_masks(self) -> np.ndarray:
         return self.outputs.action_masks.astype(bool)
+
+    # -- branches on the same deal ------------------------------------------------------------
+
+    def record_decisions(self) -> None:
+        """Keep, from the next step on, the position of every game before its learner's action
+        (its row, its opponent's random stream and the learner's seat), for
+        :meth:`branch_returns`; forgets the positions kept before."""
+        self._decisions = []
+
+    def branch_returns(self, steps: np.ndarray, games: np.ndarray, first_actions: np.ndarray,
+                       learner: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+        """The learner's outcome of each branch i: game ``games[i]`` from its position before
+        the recorded step ``steps[i]``, the learner playing ``first_actions[i]`` there and then
+        ``learner(encoded observations, action masks) -> actions``, the opponents as in that
+        game, with the random stream they had then (:func:`~hunger_rl.training.batched_learner.
+        branch_returns`). The env itself plays on unchanged."""
+        if self._decisions is None:
+            raise RuntimeError("branch_returns needs the positions kept since record_decisions")
+        steps, games = np.asarray(steps, dtype=np.int64), np.asarray(games, dtype=np.int64)
+        rows, streams, seats = (np.stack(kept)[steps, games] for kept in zip(*self._decisions,
+                                                                             strict=True))
+        return branch_returns(
+            rows, streams, seats, first_actions,
+            lambda observations, masks: learner(self._encoded(observations), masks),
+            self.opponents.kind, self.num_players, reward=self.batch.reward_mode,
+            tied_second=self.batch.tied_second)
 
     def seed(self, seed: int | None = None) -> Sequence[None]:
         """The next reset deals from ``seed`` and the opponents draw as if built with it, so
@@ -224,6 +264,22 @@ class JoinedVecEnv(WholeBatchVecEnv):
 
     def action_masks(self) -> np.ndarray:
         return np.concatenate([part.action_masks() for part in self.parts])
+
+    def record_decisions(self) -> None:
+        for part in self.parts:
+            part.record_decisions()
+
+    def branch_returns(self, steps: np.ndarray, games: np.ndarray, first_actions: np.ndarray,
+                       learner: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+        """:meth:`BatchedHungryVecEnv.branch_returns`, each branch played by its game's part."""
+        games = np.asarray(games, dtype=np.int64)
+        returns = np.zeros(len(games), np.float32)
+        for part, start, stop in zip(self.parts, self._bounds, self._bounds[1:], strict=False):
+            mine = np.flatnonzero((games >= start) & (games < stop))
+            if mine.size:
+                returns[mine] = part.branch_returns(np.asarray(steps)[mine], games[mine] - start,
+                                                    np.asarray(first_actions)[mine], learner)
+        return returns
 
     def seed(self, seed: int | None = None) -> Sequence[None]:
         for index, part in enumerate(self.parts):

@@ -256,6 +256,16 @@ class PPOConfig:
         "outcome's variance); 0: none", low=0, high=4096, backends=("sb3",),
         needs=(Needs(feature="group_baseline"), Needs("env.batched", message=(
             "deals each game to a group of slots of the batched engine: set {needed}"))))
+    branch_advantages: bool = setting(
+        False, "every decision's advantage is the outcome of its action minus that of a "
+        "second action drawn from the same policy, both branches played on to the end of the "
+        "game on the same deal (the same cards to draw, the opponents' same random numbers) "
+        "by the policy's argmax, so that the luck of the deal cancels and each decision gets "
+        "its own credit; needs the outcome alone as reward (env.margin_shaping 0) and no "
+        "group_baseline; the critic still learns the returns "
+        "(docs/experiments/ppo_fixed_opponent.md)", backends=("sb3",),
+        needs=(Needs(feature="branch_advantages"), Needs("env.batched", message=(
+            "plays its branches in the batched engine: set {needed}"))))
 
 
 @dataclass(frozen=True)
@@ -917,6 +927,8 @@ def _check_consistency(config: TrainConfig) -> None:
     _check_critic_warmup(config)
     if config.ppo.group_baseline:
         _check_group_baseline(config)
+    if config.ppo.branch_advantages:
+        _check_branch_advantages(config)
     _check_endgame_widths(config)
     _check_endgame_positions(config)
     if config.backend in ("sb3", "exploiter_league"):  # the trainers that step env and ppo
@@ -1123,6 +1135,17 @@ def _check_group_baseline(config: TrainConfig) -> None:
         raise ValueError(f"ppo.group_baseline needs rollouts of whole games: ppo.n_steps "
                          f"({config.ppo.n_steps}) must be a multiple of a game's learner steps "
                          f"({game_steps} at {config.num_players} players)")
+
+
+def _check_branch_advantages(config: TrainConfig) -> None:
+    """``ppo.branch_advantages`` compares the outcomes of two branches: the outcome alone is
+    the return, and no other baseline sets the advantages."""
+    if config.env.margin_shaping:
+        raise ValueError(f"ppo.branch_advantages compares the games' outcomes: set "
+                         f"env.margin_shaping to 0, got {config.env.margin_shaping}")
+    if config.ppo.group_baseline:
+        raise ValueError("ppo.branch_advantages and ppo.group_baseline both set the "
+                         "advantages: choose one")
 
 
 def _check_expert_iteration(config: TrainConfig) -> None:

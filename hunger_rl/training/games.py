@@ -37,6 +37,9 @@ class TrainingGame:
     # The batched env deals each game to a group of slots alike and its games all last the
     # same number of learner steps (``ppo.group_baseline``).
     group_baseline: bool = False
+    # The batched env keeps its learners' positions and plays branches of them on the same deal
+    # (``ppo.branch_advantages``).
+    branch_advantages: bool = False
     # The batched env holds a league (``training.league``): frozen snapshots (``self``) among its
     # opponents, drawn by prioritised fictitious self-play (``opponents.pfsp_exponent``).
     league: bool = False
@@ -86,6 +89,7 @@ TRAINING_GAMES: dict[str, TrainingGame] = {
         endgame_head=True,
         margin_shaping=True,
         group_baseline=True,
+        branch_advantages=True,
         expert_iteration_games=f"{_EXPERT_ITERATION}:play_hungry_games",
         search_cutoff=True,
         forecast_players=True,

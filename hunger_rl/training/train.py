@@ -40,6 +40,7 @@ from tqdm import tqdm
 from hunger_rl.policies.learned import (
     POLICY_FILE,
     PolicyMetadata,
+    choose_actions,
     network_weights,
     save_policy,
     write_atomically,
@@ -167,6 +168,7 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
     scorer_lr_scale = ppo.pop("scorer_lr_scale")
     critic_warmup_steps = ppo.pop("critic_warmup_steps")
     group_baseline = ppo.pop("group_baseline")
+    branch_advantages = ppo.pop("branch_advantages")
     ent_coef_final = ppo.pop("ent_coef_final")
     if policy_class is ActionScorerPolicy:
         policy_kwargs["scorer_lr_scale"] = scorer_lr_scale
@@ -177,7 +179,7 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
         tensorboard_log=tensorboard_log,
         policy_kwargs={**mlp_kwargs(shape), **policy_kwargs},
         critic_warmup_steps=critic_warmup_steps, group_baseline=group_baseline,
-        ent_coef_final=ent_coef_final, **ppo)
+        branch_advantages=branch_advantages, ent_coef_final=ent_coef_final, **ppo)
 
 
 def learning_rate_schedule(config: TrainConfig) -> float | LinearSchedule:
@@ -188,6 +190,10 @@ def learning_rate_schedule(config: TrainConfig) -> float | LinearSchedule:
     return config.ppo.learning_rate
 
 
+# Observations per forward pass when the learner scores whole rollouts' worth of positions.
+LOGIT_CHUNK = 4096
+
+
 class ScaledGroupsPPO(MaskablePPO):
     """MaskablePPO for a run of ``run_steps`` learner steps whose optimizer groups may scale
     the learning rate: SB3 sets every group to the schedule's rate before each update, then a
@@ -196,22 +202,30 @@ class ScaledGroupsPPO(MaskablePPO):
     (``ppo.critic_warmup_steps``). With ``group_baseline`` K >= 2 (the env's slots in deal groups
     of K, ``ppo.group_baseline``), every advantage is the leave-one-out difference of returns
     within its group (:func:`leave_one_out_advantages`); the critic still learns the returns.
+    With ``branch_advantages`` every advantage comes from two branches of its own decision on
+    the same deal (:meth:`branched_advantages`, ``ppo.branch_advantages``).
     With ``ent_coef_final`` the entropy bonus of each update lies on the line from ``ent_coef``
     at step 0 to it at ``run_steps`` (``ppo.ent_coef_final``)."""
 
     def __init__(self, *args: Any, run_steps: int, critic_warmup_steps: int = 0,
-                 group_baseline: int = 0, ent_coef_final: float | None = None, **kwargs: Any):
+                 group_baseline: int = 0, branch_advantages: bool = False,
+                 ent_coef_final: float | None = None, **kwargs: Any):
         self.run_steps = run_steps
         self.critic_warmup_steps = critic_warmup_steps
         self.group_baseline = group_baseline
+        self.branch_advantages = branch_advantages
         self.ent_coef_final = ent_coef_final
         super().__init__(*args, **kwargs)
         self.ent_coef_start = self.ent_coef
 
     def collect_rollouts(self, env: VecEnv, callback: BaseCallback, rollout_buffer: Any,
                          n_rollout_steps: int, use_masking: bool = True) -> bool:
+        if self.branch_advantages:
+            env.record_decisions()
         complete = super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps,
                                             use_masking)
+        if complete and self.branch_advantages:
+            rollout_buffer.advantages = self.branched_advantages(env, rollout_buffer)
         if complete and self.group_baseline:
             check_whole_group_games(rollout_buffer.episode_starts, self._last_episode_starts,
                                     self.group_baseline)
@@ -219,6 +233,47 @@ class ScaledGroupsPPO(MaskablePPO):
             rollout_buffer.advantages = leave_one_out_advantages(rollout_buffer.returns,
                                                                  self.group_baseline)
         return complete
+
+    def branched_advantages(self, env: VecEnv, rollout_buffer: Any) -> np.ndarray:
+        """(steps, envs) advantages of the rollout's decisions, each from two branches of the
+        decision on its own deal: the outcome of the action played minus that of a second
+        action drawn from the same policy, both played on to the end of the game by the
+        policy's argmax against the game's opponents with their random streams of the moment
+        (the env's ``branch_returns``). The deal's cards and the opponents' draws are the
+        same in both, so only the two actions (and what the argmax makes of them) tell the
+        outcomes apart; the second draw is independent of the first, so the difference is an
+        unbiased estimate of the action's advantage over the policy's average action, under
+        the argmax continuation that every evaluation plays. Where both draws agree it is 0,
+        with no branch played. The second draws are seeded by the run's seed and step count,
+        so a resumed run draws what the uninterrupted one drew."""
+        steps, envs = rollout_buffer.advantages.shape
+        observations = rollout_buffer.observations.reshape(steps * envs, -1)
+        masks = rollout_buffer.action_masks.reshape(steps * envs, -1).astype(bool)
+        taken = rollout_buffer.actions.reshape(steps * envs).astype(np.int64)
+        rng = np.random.default_rng([self.seed or 0, self.num_timesteps])
+        others = choose_actions(self._logits(observations), masks, 1.0, rng)
+        differ = np.flatnonzero(others != taken)
+        at_step, in_game = np.divmod(differ, envs)
+        outcomes = env.branch_returns(
+            np.tile(at_step, 2), np.tile(in_game, 2),
+            np.concatenate([taken[differ], others[differ]]),
+            lambda branch_observations, branch_masks: choose_actions(
+                self._logits(branch_observations), branch_masks.astype(bool), 0.0, rng))
+        advantages = np.zeros(steps * envs, np.float32)
+        advantages[differ] = outcomes[: differ.size] - outcomes[differ.size:]
+        self.logger.record("train/branch_advantage_nonzero",
+                           np.count_nonzero(advantages) / advantages.size)
+        return advantages.reshape(steps, envs)
+
+    def _logits(self, observations: np.ndarray) -> np.ndarray:
+        """The policy's unmasked action logits of a batch of encoded observations."""
+        chunks = []
+        with torch.no_grad():
+            for start in range(0, len(observations), LOGIT_CHUNK):
+                chunk = torch.as_tensor(observations[start:start + LOGIT_CHUNK],
+                                        device=self.device)
+                chunks.append(self.policy.get_distribution(chunk).distribution.logits.cpu())
+        return torch.cat(chunks).numpy()
 
     def _update_current_progress_remaining(self, num_timesteps: int,
                                            total_timesteps: int) -> None:
