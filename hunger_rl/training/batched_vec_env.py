@@ -42,7 +42,7 @@ from gymnasium import spaces
 
 from hunger_rl.engines.compiled import spread_seeds
 from hunger_rl.engines.hungry import DEFAULT_PLAYERS
-from hunger_rl.engines.hungry.batched import BatchedHungry
+from hunger_rl.engines.hungry.batched import NUM_PLAYS, BatchedHungry
 from hunger_rl.engines.hungry.engine import NUM_ACTIONS, OPTION_DEFAULTS
 from hunger_rl.envs.hungry.env import HungryEnv
 from hunger_rl.policies.hungry_batched import POLICY_KINDS, BatchedPolicy
@@ -174,6 +174,12 @@ class BatchedHungryVecEnv(WholeBatchVecEnv):
         :meth:`branch_returns`; forgets the positions kept before."""
         self._decisions = []
 
+    def recorded_plays(self) -> np.ndarray:
+        """(steps, games): the plays made in each kept position's game before its decision."""
+        if self._decisions is None:
+            raise RuntimeError("recorded_plays needs the positions kept since record_decisions")
+        return np.stack([rows[:, NUM_PLAYS] for rows, _, _ in self._decisions]).astype(np.int64)
+
     def branch_returns(self, steps: np.ndarray, games: np.ndarray, first_actions: np.ndarray,
                        learner: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
         """The learner's outcome of each branch i: game ``games[i]`` from its position before
@@ -268,6 +274,9 @@ class JoinedVecEnv(WholeBatchVecEnv):
     def record_decisions(self) -> None:
         for part in self.parts:
             part.record_decisions()
+
+    def recorded_plays(self) -> np.ndarray:
+        return np.concatenate([part.recorded_plays() for part in self.parts], axis=1)
 
     def branch_returns(self, steps: np.ndarray, games: np.ndarray, first_actions: np.ndarray,
                        learner: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:

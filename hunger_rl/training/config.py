@@ -266,6 +266,12 @@ class PPOConfig:
         "(docs/experiments/ppo_fixed_opponent.md)", backends=("sb3",),
         needs=(Needs(feature="branch_advantages"), Needs("env.batched", message=(
             "plays its branches in the batched engine: set {needed}"))))
+    branch_from_play: int = setting(
+        0, "with branch_advantages, only the decisions made once this many plays of the game "
+        "are made get branches; the earlier ones take advantage 0 (no step): one deal tells "
+        "little about a decision while many cards are still to be drawn "
+        "(docs/experiments/branch_advantages.md); 0: every decision",
+        low=0, high=TOTAL_PLAYS - 1, needs=Needs("ppo.branch_advantages"))
 
 
 @dataclass(frozen=True)

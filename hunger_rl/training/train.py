@@ -169,6 +169,7 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
     critic_warmup_steps = ppo.pop("critic_warmup_steps")
     group_baseline = ppo.pop("group_baseline")
     branch_advantages = ppo.pop("branch_advantages")
+    branch_from_play = ppo.pop("branch_from_play")
     ent_coef_final = ppo.pop("ent_coef_final")
     if policy_class is ActionScorerPolicy:
         policy_kwargs["scorer_lr_scale"] = scorer_lr_scale
@@ -179,7 +180,8 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
         tensorboard_log=tensorboard_log,
         policy_kwargs={**mlp_kwargs(shape), **policy_kwargs},
         critic_warmup_steps=critic_warmup_steps, group_baseline=group_baseline,
-        branch_advantages=branch_advantages, ent_coef_final=ent_coef_final, **ppo)
+        branch_advantages=branch_advantages, branch_from_play=branch_from_play,
+        ent_coef_final=ent_coef_final, **ppo)
 
 
 def learning_rate_schedule(config: TrainConfig) -> float | LinearSchedule:
@@ -203,17 +205,20 @@ class ScaledGroupsPPO(MaskablePPO):
     of K, ``ppo.group_baseline``), every advantage is the leave-one-out difference of returns
     within its group (:func:`leave_one_out_advantages`); the critic still learns the returns.
     With ``branch_advantages`` every advantage comes from two branches of its own decision on
-    the same deal (:meth:`branched_advantages`, ``ppo.branch_advantages``).
+    the same deal (:meth:`branched_advantages`, ``ppo.branch_advantages``), for the decisions
+    made once ``branch_from_play`` plays of their game are made (``ppo.branch_from_play``).
     With ``ent_coef_final`` the entropy bonus of each update lies on the line from ``ent_coef``
     at step 0 to it at ``run_steps`` (``ppo.ent_coef_final``)."""
 
     def __init__(self, *args: Any, run_steps: int, critic_warmup_steps: int = 0,
                  group_baseline: int = 0, branch_advantages: bool = False,
-                 ent_coef_final: float | None = None, **kwargs: Any):
+                 branch_from_play: int = 0, ent_coef_final: float | None = None,
+                 **kwargs: Any):
         self.run_steps = run_steps
         self.critic_warmup_steps = critic_warmup_steps
         self.group_baseline = group_baseline
         self.branch_advantages = branch_advantages
+        self.branch_from_play = branch_from_play
         self.ent_coef_final = ent_coef_final
         super().__init__(*args, **kwargs)
         self.ent_coef_start = self.ent_coef
@@ -244,15 +249,17 @@ class ScaledGroupsPPO(MaskablePPO):
         outcomes apart; the second draw is independent of the first, so the difference is an
         unbiased estimate of the action's advantage over the policy's average action, under
         the argmax continuation that every evaluation plays. Where both draws agree it is 0,
-        with no branch played. The second draws are seeded by the run's seed and step count,
-        so a resumed run draws what the uninterrupted one drew."""
+        with no branch played, and so it is for the decisions made before ``branch_from_play``
+        plays of their game. The second draws are seeded by the run's seed and step count, so
+        a resumed run draws what the uninterrupted one drew."""
         steps, envs = rollout_buffer.advantages.shape
         observations = rollout_buffer.observations.reshape(steps * envs, -1)
         masks = rollout_buffer.action_masks.reshape(steps * envs, -1).astype(bool)
         taken = rollout_buffer.actions.reshape(steps * envs).astype(np.int64)
         rng = np.random.default_rng([self.seed or 0, self.num_timesteps])
         others = choose_actions(self._logits(observations), masks, 1.0, rng)
-        differ = np.flatnonzero(others != taken)
+        late = env.recorded_plays().reshape(-1) >= self.branch_from_play
+        differ = np.flatnonzero((others != taken) & late)
         at_step, in_game = np.divmod(differ, envs)
         outcomes = env.branch_returns(
             np.tile(at_step, 2), np.tile(in_game, 2),

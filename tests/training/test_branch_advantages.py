@@ -163,6 +163,23 @@ def test_the_second_draws_are_seeded_by_the_run():
     np.testing.assert_array_equal(first, second)
 
 
+def test_decisions_before_branch_from_play_take_no_branch():
+    """The same rollout with branches from play 24 on: the later decisions take the advantages
+    they take with every decision branched, the earlier ones 0."""
+    config = config_from_dict(BRANCH_RUN)
+    every = collect_one_rollout(make_model(config, make_vec_env(config)))
+    late_config = config_from_dict({**BRANCH_RUN, "ppo": {**BRANCH_RUN["ppo"],
+                                                          "branch_from_play": 24}})
+    model = make_model(late_config, make_vec_env(late_config))
+    late = collect_one_rollout(model)
+    np.testing.assert_array_equal(every.actions, late.actions)
+    plays = model.env.recorded_plays()
+    assert plays.shape == late.advantages.shape and plays.min() < 24 <= plays.max()
+    assert (late.advantages[plays < 24] == 0).all()
+    np.testing.assert_array_equal(late.advantages[plays >= 24], every.advantages[plays >= 24])
+    assert np.count_nonzero(every.advantages[plays < 24]) > 0
+
+
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
@@ -177,6 +194,9 @@ def test_the_second_draws_are_seeded_by_the_run():
         ({"backend": "rllib"}, "ppo.branch_advantages applies to the sb3 backend only"),
         ({"game": "hunger_show", "num_players": 4}, "ppo.branch_advantages applies to hungry "
                                                     "only"),
+        ({"ppo": {"branch_advantages": False, "branch_from_play": 24}},
+         "ppo.branch_from_play needs ppo.branch_advantages: true"),
+        ({"ppo": {"branch_from_play": 48}}, "ppo.branch_from_play must be an integer in [0, 47]"),
     ],
 )
 def test_bad_branch_settings_name_the_problem(changes, message):
