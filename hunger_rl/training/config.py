@@ -226,6 +226,13 @@ class PPOConfig:
         "total_steps, by the learner's steps (a resumed run continues the same line): the "
         "regularised equilibrium an entropy bonus pulls toward moves toward the game's own as "
         "the bonus shrinks; null: ent_coef throughout", low=0, high=10, backends=("sb3",))
+    magnet_coef: float = setting(
+        0.0, "each of the learner's rewards less this times log(pi(a|s) / magnet(a|s)) of its "
+        "action, where the magnet is the learner as it was at its last checkpoint (the start "
+        "before the first; checkpoint_every_steps sets how often it moves): regularised Nash "
+        "dynamics' reward transform, whose fixed point moves with the magnet toward the game's "
+        "equilibrium where a uniform magnet (the entropy bonus) holds it at a regularised one "
+        "(docs/experiments/exploiter_league.md); 0: none", low=0, high=10, backends=("sb3",))
     vf_coef: float = setting(0.5, "value loss weight", low=0, high=100)
     max_grad_norm: float = setting(0.5, "gradient norm clip", low=0, low_open=True, high=10**6)
     scorer_lr_scale: float = setting(
@@ -935,6 +942,9 @@ def _check_consistency(config: TrainConfig) -> None:
         _check_group_baseline(config)
     if config.ppo.branch_advantages:
         _check_branch_advantages(config)
+    if config.ppo.magnet_coef and (config.ppo.branch_advantages or config.ppo.group_baseline):
+        raise ValueError("ppo.magnet_coef changes the rewards that ppo.branch_advantages and "
+                         "ppo.group_baseline replace with their own advantages: choose one")
     _check_endgame_widths(config)
     _check_endgame_positions(config)
     if config.backend in ("sb3", "exploiter_league"):  # the trainers that step env and ppo

@@ -21,6 +21,7 @@ A run starts from an untrained network, or from the weights of ``network.start``
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import json
@@ -101,6 +102,8 @@ def train(config: TrainConfig, resume: str | Path | None = None,
         state = load_checkpoint(resume, model.policy, model.policy.optimizer, metadata)
         model.num_timesteps = state.steps
         model.set_random_seed(config.seed + state.steps)
+    if config.ppo.magnet_coef:  # the start, or the checkpoint resumed from
+        model.refresh_magnet()
     if _plays_snapshots(config):
         for weights in state.snapshots:
             vec_env.env_method("add_snapshot", weights)
@@ -136,6 +139,8 @@ def train(config: TrainConfig, resume: str | Path | None = None,
                 next_evaluation = _next_multiple(state.steps, config.evaluation.every_steps)
             if state.steps >= next_checkpoint:
                 _save_checkpoint(out, model, metadata, state, config)
+                if config.ppo.magnet_coef:
+                    model.refresh_magnet()
                 _start_games_afresh(model, config, state.steps)
                 next_checkpoint = _next_multiple(state.steps, config.checkpoint_every_steps)
     vec_env.close()
@@ -171,6 +176,7 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
     branch_advantages = ppo.pop("branch_advantages")
     branch_from_play = ppo.pop("branch_from_play")
     ent_coef_final = ppo.pop("ent_coef_final")
+    magnet_coef = ppo.pop("magnet_coef")
     if policy_class is ActionScorerPolicy:
         policy_kwargs["scorer_lr_scale"] = scorer_lr_scale
     ppo["learning_rate"] = learning_rate_schedule(config)
@@ -181,7 +187,7 @@ def make_model(config: TrainConfig, vec_env: VecEnv,
         policy_kwargs={**mlp_kwargs(shape), **policy_kwargs},
         critic_warmup_steps=critic_warmup_steps, group_baseline=group_baseline,
         branch_advantages=branch_advantages, branch_from_play=branch_from_play,
-        ent_coef_final=ent_coef_final, **ppo)
+        ent_coef_final=ent_coef_final, magnet_coef=magnet_coef, **ppo)
 
 
 def learning_rate_schedule(config: TrainConfig) -> float | LinearSchedule:
@@ -208,20 +214,24 @@ class ScaledGroupsPPO(MaskablePPO):
     the same deal (:meth:`branched_advantages`, ``ppo.branch_advantages``), for the decisions
     made once ``branch_from_play`` plays of their game are made (``ppo.branch_from_play``).
     With ``ent_coef_final`` the entropy bonus of each update lies on the line from ``ent_coef``
-    at step 0 to it at ``run_steps`` (``ppo.ent_coef_final``)."""
+    at step 0 to it at ``run_steps`` (``ppo.ent_coef_final``). With ``magnet_coef`` each
+    reward pays for the learner's distance from its magnet (:meth:`pull_toward_magnet`,
+    ``ppo.magnet_coef``), which the trainer sets with :meth:`refresh_magnet`."""
 
     def __init__(self, *args: Any, run_steps: int, critic_warmup_steps: int = 0,
                  group_baseline: int = 0, branch_advantages: bool = False,
                  branch_from_play: int = 0, ent_coef_final: float | None = None,
-                 **kwargs: Any):
+                 magnet_coef: float = 0.0, **kwargs: Any):
         self.run_steps = run_steps
         self.critic_warmup_steps = critic_warmup_steps
         self.group_baseline = group_baseline
         self.branch_advantages = branch_advantages
         self.branch_from_play = branch_from_play
         self.ent_coef_final = ent_coef_final
+        self.magnet_coef = magnet_coef
         super().__init__(*args, **kwargs)
         self.ent_coef_start = self.ent_coef
+        self.magnet: Any = None
 
     def collect_rollouts(self, env: VecEnv, callback: BaseCallback, rollout_buffer: Any,
                          n_rollout_steps: int, use_masking: bool = True) -> bool:
@@ -229,6 +239,8 @@ class ScaledGroupsPPO(MaskablePPO):
             env.record_decisions()
         complete = super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps,
                                             use_masking)
+        if complete and self.magnet_coef:
+            self.pull_toward_magnet(rollout_buffer)
         if complete and self.branch_advantages:
             rollout_buffer.advantages = self.branched_advantages(env, rollout_buffer)
         if complete and self.group_baseline:
@@ -271,6 +283,53 @@ class ScaledGroupsPPO(MaskablePPO):
         self.logger.record("train/branch_advantage_nonzero",
                            np.count_nonzero(advantages) / advantages.size)
         return advantages.reshape(steps, envs)
+
+    def refresh_magnet(self) -> None:
+        """The magnet becomes a frozen copy of the learner as it is now."""
+        if self.magnet is None:
+            self.magnet = copy.deepcopy(self.policy)
+            self.magnet.set_training_mode(False)
+            self.magnet.requires_grad_(False)
+        self.magnet.load_state_dict(self.policy.state_dict())
+
+    def pull_toward_magnet(self, rollout_buffer: Any) -> None:
+        """Regularised Nash dynamics' reward transform (Perolat et al., 2021; DeepNash): each
+        reward less ``magnet_coef`` times log(pi(a|s) / magnet(a|s)) of the action taken, pi
+        the policy that chose it, then the returns and advantages again from the new rewards.
+        In expectation a step pays ``magnet_coef`` times the KL from the policy to the magnet:
+        the learner best-responds in a game regularised toward the magnet, and as the magnet
+        follows the learner the regularised game's equilibrium moves toward the game's own."""
+        if self.magnet is None:
+            raise RuntimeError("ppo.magnet_coef: refresh_magnet() sets the magnet before the "
+                               "first rollout")
+        steps, envs = rollout_buffer.rewards.shape
+        magnet_log_probs = self._log_probs(
+            self.magnet, rollout_buffer.observations.reshape(steps * envs, -1),
+            rollout_buffer.action_masks.reshape(steps * envs, -1),
+            rollout_buffer.actions.reshape(steps * envs))
+        log_ratios = rollout_buffer.log_probs - magnet_log_probs.reshape(steps, envs)
+        rollout_buffer.rewards -= self.magnet_coef * log_ratios
+        self.logger.record("train/magnet_kl", float(log_ratios.mean()))
+        with torch.no_grad():
+            last_values = self.policy.predict_values(
+                torch.as_tensor(self._last_obs, device=self.device))
+        rollout_buffer.compute_returns_and_advantage(last_values=last_values,
+                                                     dones=self._last_episode_starts)
+
+    def _log_probs(self, network: Any, observations: np.ndarray, masks: np.ndarray,
+                   actions: np.ndarray) -> np.ndarray:
+        """``network``'s masked log-probabilities of ``actions`` at a batch of encoded
+        observations."""
+        chunks = []
+        with torch.no_grad():
+            for start in range(0, len(observations), LOGIT_CHUNK):
+                part = slice(start, start + LOGIT_CHUNK)
+                distribution = network.get_distribution(
+                    torch.as_tensor(observations[part], device=self.device),
+                    action_masks=masks[part])
+                chunks.append(distribution.log_prob(
+                    torch.as_tensor(actions[part], device=self.device)).cpu())
+        return torch.cat(chunks).numpy()
 
     def _logits(self, observations: np.ndarray) -> np.ndarray:
         """The policy's unmasked action logits of a batch of encoded observations."""

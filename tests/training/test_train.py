@@ -244,3 +244,85 @@ def test_the_entropy_bonus_falls_on_its_line_and_a_resumed_model_continues_it():
         config, ppo=dataclasses.replace(config.ppo, ent_coef_final=None)), make_vec_env(config))
     constant.learn(total_timesteps=128)
     assert constant.ent_coef == 0.2
+
+
+def _magnet_rollout(magnet_coef: float):
+    """One rollout of a tiny HUNGER learner (seed 5) whose magnet is its start moved by fixed
+    noise, and the model that collected it."""
+    from hunger_rl.training.config import config_from_dict
+    from hunger_rl.training.train import make_model, make_vec_env
+
+    config = config_from_dict({
+        "game": "hunger_show", "num_players": 2, "seed": 5, "total_steps": 256,
+        "torch_threads": 1, "env": {"n_envs": 8, "batched": True},
+        "opponents": {"weights": {"expert": 1.0}},
+        "network": {"hidden": [32, 32], "action_scorer": False},
+        "ppo": {"n_steps": 16, "batch_size": 64, "n_epochs": 1, "gae_lambda": 0.9,
+                "magnet_coef": magnet_coef}})
+    model = make_model(config, make_vec_env(config))
+    model.refresh_magnet()
+    noise = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for parameter in model.magnet.parameters():
+            parameter.add_(0.3 * torch.randn(parameter.shape, generator=noise))
+    model._setup_learn(128, None)
+    model.collect_rollouts(model.env, model._init_callback(None), model.rollout_buffer, 16)
+    return model, model.rollout_buffer
+
+
+def test_the_magnet_charges_each_reward_its_log_ratio_and_the_advantages_follow():
+    """ppo.magnet_coef: the same rollout (the penalty changes no action) with each reward less
+    the coefficient times log pi(a|s) - log magnet(a|s), the magnet's log-probabilities
+    computed here from its masked distribution, and GAE's advantages recomputed by hand from
+    the new rewards and the critic's values."""
+    _, plain = _magnet_rollout(0.0)
+    model, pulled = _magnet_rollout(0.5)
+    np.testing.assert_array_equal(pulled.actions, plain.actions)
+    np.testing.assert_array_equal(pulled.log_probs, plain.log_probs)
+    steps, envs = pulled.rewards.shape
+    with torch.no_grad():
+        _, magnet_log_probs, _ = model.magnet.evaluate_actions(
+            torch.as_tensor(pulled.observations.reshape(steps * envs, -1)),
+            torch.as_tensor(pulled.actions.reshape(-1)),
+            action_masks=pulled.action_masks.reshape(steps * envs, -1))
+    log_ratios = pulled.log_probs - magnet_log_probs.numpy().reshape(steps, envs)
+    assert np.abs(log_ratios).max() > 0.01  # the magnet is not the policy
+    np.testing.assert_allclose(pulled.rewards, plain.rewards - 0.5 * log_ratios, atol=1e-6)
+    with torch.no_grad():
+        last_values = model.policy.predict_values(torch.as_tensor(model._last_obs)).numpy()[:, 0]
+    advantages, running = np.zeros((steps, envs)), np.zeros(envs)
+    for step in reversed(range(steps)):
+        if step == steps - 1:
+            follows, next_values = 1.0 - model._last_episode_starts, last_values
+        else:
+            follows, next_values = 1.0 - pulled.episode_starts[step + 1], pulled.values[step + 1]
+        delta = pulled.rewards[step] + follows * next_values - pulled.values[step]
+        running = delta + 0.9 * follows * running
+        advantages[step] = running
+    np.testing.assert_allclose(pulled.advantages, advantages, atol=1e-5)
+    np.testing.assert_allclose(pulled.returns, advantages + pulled.values, atol=1e-5)
+
+
+def test_a_magnet_run_killed_after_a_checkpoint_resumes_as_the_uninterrupted_run(
+        trained, tmp_path, train_killed_and_resumed):
+    """The magnet is the learner at its last checkpoint, which a resume loads: the tiny run with
+    a magnet, killed after its first checkpoint and resumed, trains the uninterrupted run's
+    weights, and they differ from the run without one."""
+    config = load_config(TINY)
+    config = config.replace(ppo=dataclasses.replace(config.ppo, magnet_coef=0.5))
+    train(config.replace(out=str(tmp_path / "whole")), progress=False)
+    train_killed_and_resumed(config.replace(out=str(tmp_path / "killed")))
+    assert_same_weights(tmp_path / "whole" / "policy.safetensors",
+                        tmp_path / "killed" / "policy.safetensors")
+    plain = load_file(str(trained / "policy.safetensors"))
+    pulled = load_file(str(tmp_path / "whole" / "policy.safetensors"))
+    assert any(not torch.equal(plain[name], pulled[name]) for name in plain)
+
+
+def test_a_magnet_with_advantages_of_their_own_is_refused():
+    from hunger_rl.training.config import config_from_dict
+
+    with pytest.raises(ValueError, match="ppo.magnet_coef changes the rewards"):
+        config_from_dict({"game": "hungry", "num_players": 2, "env": {"batched": True},
+                          "opponents": {"weights": {"expert": 1.0}},
+                          "ppo": {"magnet_coef": 0.1, "branch_advantages": True}})
