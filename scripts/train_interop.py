@@ -5,6 +5,10 @@ Wilson interval) and a bar figure.
     python scripts/train_interop.py --out runs/interop          # both libraries (minutes)
     python scripts/train_interop.py --library tianshou --games 100 --eval-games 100
 
+Each library's network is saved as `OUT/LIBRARY.safetensors`, which the spec
+`python:train_interop:PlayScorerPolicy:OUT/LIBRARY.safetensors` plays wherever the suite takes a
+policy (with `scripts` on the Python path: `PYTHONPATH=scripts hunger-rl benchmark ...`).
+
 Needs the `interop` extra. The learner is player_0 of a game whose first player is drawn at
 random, so it learns both seats; the other seat plays uniformly random legal cards. Both train
 on Hungry's "score" reward (the zero-sum score margin, terminal) and use the same network,
@@ -29,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from safetensors.torch import save_file
 
 from hunger_rl.arena.evaluation import wilson_interval
 from hunger_rl.engines.hungry.engine import ACTION_RESORT, NUM_ACTIONS, NUM_RESORTS, TOTAL_PLAYS
@@ -118,6 +123,30 @@ def score_margin(observation: torch.Tensor, num_players: int = 2) -> torch.Tenso
     return (scores[..., 0] - others) / SCORE_SCALE
 
 
+def save_network(network: PlayScorer, path: Path) -> None:
+    """The network's tensors as safetensors (its constant buffers included, as they load)."""
+    save_file({name: tensor.contiguous() for name, tensor in network.state_dict().items()},
+              path)
+
+
+class PlayScorerPolicy:
+    """A saved ``PlayScorer`` (``OUT/LIBRARY.safetensors``) with the suite's policy interface,
+    playing its legal play of highest score: ``python:train_interop:PlayScorerPolicy:PATH``."""
+
+    game = "hungry"
+    num_players = 2
+
+    def __init__(self, path: str):
+        from safetensors.torch import load_file
+
+        self.network = PlayScorer()
+        self.network.load_state_dict(load_file(path))
+        self._act = greedy_player(self.network)
+
+    def act(self, observation, rng, view=None) -> int:
+        return self._act(observation["observation"], observation["action_mask"])
+
+
 def greedy_player(network: torch.nn.Module):
     """``act(observation, mask)``: the legal play of highest score."""
 
@@ -154,7 +183,8 @@ def play_against_random(act, games: int, seed: int) -> float:
 
 # -- TorchRL ---------------------------------------------------------------------------------
 
-def train_torchrl(games: int, seed: int, games_per_batch: int = 16, learning_rate: float = 1e-3):
+def train_torchrl(games: int, seed: int, games_per_batch: int = 16,
+                  learning_rate: float = 1e-3) -> PlayScorer:
     from tensordict.nn import TensorDictModule, TensorDictSequential
     from torchrl.collectors import Collector
     from torchrl.envs.libs.pettingzoo import PettingZooWrapper
@@ -211,12 +241,12 @@ def train_torchrl(games: int, seed: int, games_per_batch: int = 16, learning_rat
                 loss.backward()
                 optimizer.step()
     collector.shutdown()
-    return greedy_player(network)
+    return network
 
 
 # -- Tianshou --------------------------------------------------------------------------------
 
-def train_tianshou(games: int, seed: int, envs: int = 8):
+def train_tianshou(games: int, seed: int, envs: int = 8) -> PlayScorer:
     from tianshou.algorithm import (
         DQN,
         MARLRandomDiscreteMaskedOffPolicyAlgorithm,
@@ -260,7 +290,7 @@ def train_tianshou(games: int, seed: int, envs: int = 8):
         update_step_num_gradient_steps_per_sample=TIANSHOU_UPDATES_PER_STEP,
         test_in_training=False,
         multi_agent_return_reduction=lambda returns: returns[:, 0], show_progress=False))
-    return greedy_player(network.scorer)
+    return network.scorer
 
 
 class TianshouModel(torch.nn.Module):
@@ -315,9 +345,11 @@ def main() -> None:
     games = dict(zip(libraries, args.games * len(libraries), strict=False))
     for library in libraries:
         start = time.perf_counter()
-        act = TRAINERS[library](games[library], args.seed)
+        network = TRAINERS[library](games[library], args.seed)
         seconds = time.perf_counter() - start
-        share = play_against_random(act, args.eval_games, seed=10_000 + args.seed)
+        save_network(network, args.out / f"{library}.safetensors")
+        share = play_against_random(greedy_player(network), args.eval_games,
+                                    seed=10_000 + args.seed)
         low, high = wilson_interval(share * args.eval_games, args.eval_games)
         results[library] = {"win_share": share, "interval": [low, high],
                             "training_games": games[library], "eval_games": args.eval_games,

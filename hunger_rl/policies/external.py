@@ -9,6 +9,10 @@ process too: a spec is rebuilt from its text there) and plays its attribute ``na
   ``ValueError``);
 - or a function ``name(observation, rng, view) -> action`` (the arguments of ``Policy.act``).
 
+``python:package.module:name:TEXT`` gives a class's constructor ``TEXT`` as its first argument
+(everything after the name, colons included: say, the file of the weights it plays), so one
+class plays every checkpoint a user's own trainer wrote.
+
 Either may say what it plays with the attributes ``game`` (a game's name) and ``num_players``
 (a count, or a collection of counts); a spec whose object names another game or player count is
 refused before any game. ``sb3:PATH`` plays a Stable-Baselines3 ``PPO`` or sb3-contrib
@@ -84,13 +88,15 @@ class CheckedPolicy(Policy):
 
 
 def python_policy(spec: str, argument: str, game: str, num_players: int) -> Policy:
-    """The policy of ``python:MODULE:NAME`` (``argument`` is ``MODULE:NAME``) for ``game`` with
-    ``num_players``; a ``ValueError`` naming ``spec`` when it cannot be imported or does not
-    fit."""
-    module_name, _, name = argument.partition(":")
-    if not module_name or not name:
+    """The policy of ``python:MODULE:NAME[:TEXT]`` (``argument`` is ``MODULE:NAME[:TEXT]``) for
+    ``game`` with ``num_players``; a ``ValueError`` naming ``spec`` when it cannot be imported
+    or does not fit."""
+    module_name, _, rest = argument.partition(":")
+    name, given, text = rest.partition(":")
+    if not module_name or not name or (given and not text):
         raise ValueError(f"{spec!r}: a Python policy is python:package.module:name, the "
-                         "module then the name of a class or a function in it")
+                         "module then the name of a class or a function in it (and "
+                         ":TEXT, the class's first argument)")
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
@@ -100,7 +106,7 @@ def python_policy(spec: str, argument: str, game: str, num_players: int) -> Poli
     except AttributeError:
         raise ValueError(f"{spec!r}: module {module_name!r} has no {name!r}") from None
     if inspect.isclass(target):
-        instance = _instance(spec, target, game, num_players)
+        instance = _instance(spec, target, game, num_players, (text,) if given else ())
         _check_fit(spec, instance, game, num_players)
         act = getattr(instance, "act", None)
         if not callable(act):
@@ -112,14 +118,18 @@ def python_policy(spec: str, argument: str, game: str, num_players: int) -> Poli
     if not callable(target):
         raise ValueError(f"{spec!r}: {name} is a {type(target).__name__}, neither a class with "
                          "the suite's policy interface nor a function")
+    if given:
+        raise ValueError(f"{spec!r}: {name} is a function; only a class takes an argument "
+                         f"(:{text})")
     _check_fit(spec, target, game, num_players)
     _check_arguments(spec, target, name)
     return CheckedPolicy(spec, target)
 
 
-def _instance(spec: str, policy_class: type, game: str, num_players: int) -> Any:
-    """An instance of a user's policy class: given ``game`` and ``num_players`` if its
-    constructor takes them."""
+def _instance(spec: str, policy_class: type, game: str, num_players: int,
+              arguments: tuple[str, ...]) -> Any:
+    """An instance of a user's policy class: given ``arguments`` (the spec's text after the
+    class's name, if any), and ``game`` and ``num_players`` if its constructor takes them."""
     try:
         parameters = inspect.signature(policy_class).parameters
     except (TypeError, ValueError):  # a class whose signature Python cannot read
@@ -128,14 +138,15 @@ def _instance(spec: str, policy_class: type, game: str, num_players: int) -> Any
     keywords = {key: value for key, value in (("game", game), ("num_players", num_players))
                 if takes_any or key in parameters}
     try:
-        return policy_class(**keywords)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{spec!r}: {policy_class.__name__}({_arguments_text(keywords)}) "
-                         f"failed: {error}") from error
+        return policy_class(*arguments, **keywords)
+    except (TypeError, ValueError, OSError) as error:
+        raise ValueError(f"{spec!r}: {policy_class.__name__}("
+                         f"{_arguments_text(arguments, keywords)}) failed: {error}") from error
 
 
-def _arguments_text(keywords: dict[str, Any]) -> str:
-    return ", ".join(f"{key}={value!r}" for key, value in keywords.items())
+def _arguments_text(arguments: tuple[str, ...], keywords: dict[str, Any]) -> str:
+    return ", ".join([*map(repr, arguments),
+                      *(f"{key}={value!r}" for key, value in keywords.items())])
 
 
 def _check_fit(spec: str, target: Any, game: str, num_players: int) -> None:

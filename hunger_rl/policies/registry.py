@@ -349,7 +349,8 @@ def describe_specs(game: str, num_players: int) -> list[tuple[str, str]]:
              (f"{MIX}:PATH", "a mixed strategy: one member of the mixture file PATH (policy "
               "specs or files with weights), drawn by weight at each game's first move"),
              (f"{PYTHON}:MODULE:NAME", "your own policy: a class with the policy interface "
-              "(act(observation, rng, view)) or such a function, imported from MODULE"),
+              "(act(observation, rng, view)) or such a function, imported from MODULE; "
+              "MODULE:NAME:TEXT gives the class TEXT as its first argument"),
              (f"{SB3}:PATH", "a Stable-Baselines3 PPO or sb3-contrib MaskablePPO model file "
               "trained on the game's Gymnasium view, playing its masked argmax (the train "
               "extra)")]

@@ -62,6 +62,32 @@ def test_play_scorer_scores_each_play_from_its_own_resorts():
         assert (after[action] != before[action]).item() == touched, action
 
 
+def test_a_saved_network_plays_as_a_python_spec(tmp_path, monkeypatch):
+    """The file the script saves, named as python:train_interop:PlayScorerPolicy:PATH (scripts
+    on the Python path), plays the network's own greedy play at every position of a game, and
+    is refused for another player count."""
+    from hunger_rl.policies.registry import make_policy
+
+    script = load_script()
+    torch.manual_seed(1)
+    network = script.PlayScorer()
+    script.save_network(network, tmp_path / "torchrl.safetensors")
+    monkeypatch.syspath_prepend(str(SCRIPT.parent))
+    spec = f"python:train_interop:PlayScorerPolicy:{tmp_path / 'torchrl.safetensors'}"
+    policy = make_policy(spec, "hungry", 2)
+    greedy = script.greedy_player(network)
+    env = hungry_v0.raw_env(num_players=2)
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    while not env.game.is_over:
+        observation = env.observe(env.agent_selection)
+        action = policy.act(observation, rng)
+        assert action == greedy(observation["observation"], observation["action_mask"])
+        env.step(action)
+    with pytest.raises(ValueError, match=r"plays with \[2\] players, not 3"):
+        make_policy(spec, "hungry", 3)
+
+
 @pytest.fixture
 def one_torch_thread():
     """As the script runs (its small networks lose time to a second thread)."""
@@ -82,6 +108,6 @@ def test_short_training_plays_legal_games_and_learns(library, one_torch_thread):
     torch.manual_seed(0)
     untrained = script.play_against_random(script.greedy_player(script.PlayScorer()),
                                            games=100, seed=0)
-    trained = script.play_against_random(script.TRAINERS[library](games=48, seed=0),
-                                         games=100, seed=0)
+    network = script.TRAINERS[library](games=48, seed=0)
+    trained = script.play_against_random(script.greedy_player(network), games=100, seed=0)
     assert trained > untrained + 0.15, (trained, untrained)

@@ -72,6 +72,11 @@ def test_a_users_policy_plays_a_tournament_and_is_reset_between_games():
     ("python:user_policies:missing", "hungry", 2, "module 'user_policies' has no 'missing'"),
     ("python:no_such_module_here:act", "hungry", 2, "cannot import 'no_such_module_here'"),
     ("python:user_policies", "hungry", 2, "a Python policy is python:package.module:name"),
+    ("python:user_policies:Forward:", "hungry", 2, "a Python policy is python:package"),
+    ("python:user_policies:Forward:two", "hungry", 2,
+     r"Forward\('two', num_players=2\) failed: invalid literal"),
+    ("python:user_policies:highest_legal:3", "hungry", 2,
+     r"highest_legal is a function; only a class takes an argument \(:3\)"),
 ])
 def test_a_policy_that_does_not_fit_is_refused_before_any_game(spec, game, players, message):
     with pytest.raises(ValueError, match=message) as error:
@@ -185,3 +190,13 @@ def test_exploit_trains_against_a_users_policy_and_an_sb3_model(tmp_path, model_
                      "--config", str(TINY_EXPLOIT), "--out", str(out), "--no-progress"]) == 0
         report = json.loads((out / "exploit.json").read_text())
         assert report["spec"] == spec and report["games"] == 4 and not report["batched"]
+
+
+def test_a_users_class_is_made_with_the_text_after_its_name():
+    """python:MODULE:NAME:TEXT: TEXT (colons included) is the constructor's first argument."""
+    observation = {"observation": np.zeros(3), "action_mask": np.array([0, 1, 1, 0, 1], np.int8)}
+    rng = np.random.default_rng(0)
+    assert make_policy("python:user_policies:Forward:1", "hungry", 2).act(observation, rng) == 2
+    assert make_policy("python:user_policies:Forward:0", "hungry", 2).act(observation, rng) == 1
+    with pytest.raises(ValueError, match=r"Forward\('1:2', num_players=2\) failed"):
+        make_policy("python:user_policies:Forward:1:2", "hungry", 2)

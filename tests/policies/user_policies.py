@@ -72,3 +72,14 @@ class NoAct:
 
 
 NOT_A_POLICY = 3
+
+
+class Forward:
+    """A class taking the spec's text: the legal action at that offset from the first."""
+
+    def __init__(self, offset: str, num_players: int):
+        self.offset = int(offset)  # a ValueError for text that is not a number
+
+    def act(self, observation, rng, view=None):
+        legal = np.flatnonzero(observation["action_mask"])
+        return int(legal[min(self.offset, len(legal) - 1)])
