@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import shutil
 import subprocess
@@ -69,7 +70,14 @@ def add(result_path: Path, training: dict[str, str] | None = None) -> str:
 
 
 def run_command(command: str) -> None:
-    """Run a ``hunger-rl`` or ``python scripts/`` command line from the repository's root."""
+    """Run a ``hunger-rl`` or ``python scripts/`` command line from the repository's root, with
+    ``scripts`` on the Python path (of its workers too), where a reference training's own policy
+    class lives (``python:train_interop:PlayScorerPolicy:FILE``)."""
+    scripts = str(ROOT / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [scripts, os.environ.get("PYTHONPATH")]))
     words = shlex.split(command)
     if words[0] == "hunger-rl":
         code = hunger_rl(words[1:])
