@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from safetensors.torch import save_file
+from safetensors.torch import load_file, save_file
 
 from hunger_rl.arena.evaluation import wilson_interval
 from hunger_rl.engines.hungry.engine import ACTION_RESORT, NUM_ACTIONS, NUM_RESORTS, TOTAL_PLAYS
@@ -137,8 +137,6 @@ class PlayScorerPolicy:
     num_players = 2
 
     def __init__(self, path: str):
-        from safetensors.torch import load_file
-
         self.network = PlayScorer()
         self.network.load_state_dict(load_file(path))
         self._act = greedy_player(self.network)

@@ -320,26 +320,24 @@ class ScaledGroupsPPO(MaskablePPO):
                    actions: np.ndarray) -> np.ndarray:
         """``network``'s masked log-probabilities of ``actions`` at a batch of encoded
         observations."""
-        chunks = []
-        with torch.no_grad():
-            for start in range(0, len(observations), LOGIT_CHUNK):
-                part = slice(start, start + LOGIT_CHUNK)
-                distribution = network.get_distribution(
-                    torch.as_tensor(observations[part], device=self.device),
-                    action_masks=masks[part])
-                chunks.append(distribution.log_prob(
-                    torch.as_tensor(actions[part], device=self.device)).cpu())
-        return torch.cat(chunks).numpy()
+        return self._in_chunks(lambda rows: network.get_distribution(
+            torch.as_tensor(observations[rows], device=self.device),
+            action_masks=masks[rows]).log_prob(torch.as_tensor(actions[rows], device=self.device)),
+            len(observations))
 
     def _logits(self, observations: np.ndarray) -> np.ndarray:
         """The policy's unmasked action logits of a batch of encoded observations."""
-        chunks = []
+        return self._in_chunks(lambda rows: self.policy.get_distribution(
+            torch.as_tensor(observations[rows], device=self.device)).distribution.logits,
+            len(observations))
+
+    @staticmethod
+    def _in_chunks(score: Any, rows: int) -> np.ndarray:
+        """``score(slice)`` over ``rows`` rows, LOGIT_CHUNK at a time without gradients, the
+        results joined as one array."""
         with torch.no_grad():
-            for start in range(0, len(observations), LOGIT_CHUNK):
-                chunk = torch.as_tensor(observations[start:start + LOGIT_CHUNK],
-                                        device=self.device)
-                chunks.append(self.policy.get_distribution(chunk).distribution.logits.cpu())
-        return torch.cat(chunks).numpy()
+            return torch.cat([score(slice(start, start + LOGIT_CHUNK)).cpu()
+                              for start in range(0, rows, LOGIT_CHUNK)]).numpy()
 
     def _update_current_progress_remaining(self, num_timesteps: int,
                                            total_timesteps: int) -> None:
