@@ -96,7 +96,11 @@ def _train(args: argparse.Namespace) -> int:
         from hunger_rl.training.expert_iteration import train_expert_iteration as train
     else:
         from hunger_rl.training.train import train
-    table = train(config, resume=args.resume, progress=not args.no_progress)
+    if config.network.start_recipe is not None:
+        table = train(config, resume=args.resume, progress=not args.no_progress,
+                      start_recipe=resolve_config(config.network.start_recipe))
+    else:
+        table = train(config, resume=args.resume, progress=not args.no_progress)
     if args.beside:
         other = final_evaluation(config, args.beside, progress=not args.no_progress)
         print(f"\nThe same games with {args.beside} in the trained policy's seats:")

@@ -120,6 +120,11 @@ def remove_leftovers(out: str | Path) -> list[Path]:
             *remove_stale_temporaries(out, recursive=True)]
 
 
+def has_checkpoint(out: str | Path) -> bool:
+    """Whether the run folder ``out`` holds a checkpoint to resume from."""
+    return any((Path(out) / CHECKPOINTS).glob(f"{STEP_PREFIX}*"))
+
+
 def load_checkpoint(path: str | Path, network: torch.nn.Module,
                     optimizer: torch.optim.Optimizer, expected: PolicyMetadata) -> TrainingState:
     """Restore ``network`` and ``optimizer`` in place and return the trainer's state.

@@ -333,6 +333,11 @@ class NetworkConfig:
         "hidden and activation, which starts the daily picks and the value (the later choices "
         "keep the rule prior)", backends=("sb3", "exploiter_league"),
         note="expert_iteration has expert_iteration.start")
+    start_recipe: str | None = setting(
+        None, "null: network.start's network (or an untrained one); or a config (a shipped "
+        "config's name or a file: the sb3 backend, this game and player count, the same "
+        "network) that is trained first, into OUT/start, its policy the start, so that a run "
+        "continuing a shipped agent's training reproduces from nothing", backends=("sb3",))
     rule_prior: float = setting(
         0.0, "every choice after the daily pick starts with this logit on the S19 rule's "
         "choice (rule_action) and 0 on the others, and the network learns corrections; > 0 "
@@ -933,6 +938,9 @@ def _check_consistency(config: TrainConfig) -> None:
     elif config.backend == "rllib":
         _check_rllib_batches(config)
     _check_declared_needs(config, TrainConfig, config, "")
+    if config.network.start_recipe is not None and config.network.start is not None:
+        raise ValueError("network.start_recipe trains the start network, network.start names "
+                         "one: set one of them to null")
     if config.network.start is not None:
         _check_start_network("network.start", config.network.start, config,
                              default_decisions=_full_decisions(config)

@@ -16,7 +16,8 @@ the learning curve and the policy file. Output folder (``config.out``):
 - ``tensorboard/``: SB3's training scalars plus ``eval/win_share_vs_<opponent>``;
 - ``config.yaml``: the config the run used.
 
-A run starts from an untrained network, or from the weights of ``network.start``.
+A run starts from an untrained network, from the weights of ``network.start``, or from the
+policy that the config ``network.start_recipe`` trains first into ``OUT/start``.
 """
 
 from __future__ import annotations
@@ -57,10 +58,11 @@ from hunger_rl.policies.registry import make_policy
 from hunger_rl.training.checkpoint import (
     TrainingState,
     checkpoint_folder,
+    has_checkpoint,
     load_checkpoint,
     save_checkpoint,
 )
-from hunger_rl.training.config import SELF_PLAY, TrainConfig
+from hunger_rl.training.config import SELF_PLAY, TrainConfig, load_config
 from hunger_rl.training.endgame import endgame_positions, fit_endgame_head, play_values
 from hunger_rl.training.games import training_game
 from hunger_rl.training.outputs import (
@@ -77,11 +79,19 @@ from hunger_rl.training.selfplay import OpponentPool
 from hunger_rl.training.single_agent import make_single_agent_env
 
 
-def train(config: TrainConfig, resume: str | Path | None = None,
-          progress: bool = True) -> list[dict[str, Any]]:
+def train(config: TrainConfig, resume: str | Path | None = None, progress: bool = True,
+          start_recipe: str | Path | None = None) -> list[dict[str, Any]]:
     """Train as ``config`` says (continuing ``resume``, a checkpoint or a run folder, if
-    given); return the final table."""
+    given; for ``network.start_recipe``, the start recipe file ``start_recipe`` trains the
+    start network first); return the final table."""
     started = time.perf_counter()
+    start = config.network.start
+    start_run = start_recipe_config(config, "network.start_recipe",
+                                    config.network.start_recipe, start_recipe)
+    if start_run is not None:
+        start = str(train_or_read_back(start_run, progress) / POLICY_FILE)
+        if resume is not None and not has_checkpoint(Path(config.out)):
+            resume = None  # stopped while its start trained: this run begins now
     out = prepare_output(config)
 
     # 1. Games: one learning seat per env, opponents from each env's self-play pool (or, with
@@ -93,8 +103,8 @@ def train(config: TrainConfig, resume: str | Path | None = None,
     # 2. Start fresh (after the endgame fit, if any, the network is the first snapshot) or
     # restore a checkpoint.
     if resume is None:
-        if config.network.start is not None:
-            start_from(model.policy, config)
+        if start is not None:
+            start_from(model.policy, config, start)
         if config.endgame.positions:
             fit_endgame_start(config, model.policy, out, progress)
         state = TrainingState(snapshots=[network_weights(model.policy)])
@@ -404,20 +414,58 @@ def logit_parameters(network: Any) -> list[torch.nn.Parameter]:
     return [p for p, g in zip(parameters, gradients, strict=True) if g is not None]
 
 
-def start_from(network: Any, config: TrainConfig) -> None:
-    """Load the weights of ``network.start`` (checked by the config to fit) into the fresh
-    network: all of them, or a default-mode scorer's into a full-decision network's daily picks
-    and value."""
-    start = make_policy(config.network.start, config.game, config.num_players)
-    weights = start.torch_network().state_dict()
+def start_from(network: Any, config: TrainConfig, start: str) -> None:
+    """Load the weights of the policy ``start`` (``network.start``, checked by the config to
+    fit, or the policy of ``network.start_recipe``) into the fresh network: all of them, or a
+    default-mode scorer's into a full-decision network's daily picks and value."""
+    weights = make_policy(start, config.game, config.num_players).torch_network().state_dict()
     try:
         if isinstance(network, FullDecisionPolicy):
             network.start_from_default_decisions(weights)
         else:
             network.load_state_dict(weights, strict=True)
     except (RuntimeError, ValueError) as error:
-        raise ValueError(f"network.start: {config.network.start} does not fit this network: "
+        raise ValueError(f"the start network {start} does not fit this network: "
                          f"{error}") from error
+
+
+def start_recipe_config(config: TrainConfig, key: str, named: str | None,
+                        recipe: str | Path | None) -> TrainConfig | None:
+    """The config that trains ``config``'s start network into OUT/start, read from the file
+    ``recipe`` for the setting ``key`` (whose value, a config's name or file, is ``named``);
+    None where the setting is null. The recipe must train this game and player count with the
+    sb3 backend and this network."""
+    if named is None:
+        if recipe is not None:
+            raise ValueError(f"a start recipe was given, but {key} is null")
+        return None
+    if recipe is None:
+        raise ValueError(f"{key} {named!r} needs its file")
+    try:
+        start = load_config(recipe)
+    except (OSError, ValueError) as error:
+        raise ValueError(f"{key}: {error}") from error
+    network = config.network
+    wanted = (config.game, config.num_players, "sb3", network.hidden, network.activation,
+              network.action_scorer)
+    found = (start.game, start.num_players, start.backend, start.network.hidden,
+             start.network.activation, start.network.action_scorer)
+    if found != wanted:
+        raise ValueError(f"{key}: {Path(recipe).name} trains {found[0]} at {found[1]} players "
+                         f"with the {found[2]} backend, network {found[3]} {found[4]} (action "
+                         f"scorer: {found[5]}); this run trains {wanted[0]} at {wanted[1]} "
+                         f"players, network {wanted[3]} {wanted[4]} (action scorer: "
+                         f"{wanted[5]}) with sb3")
+    return start.replace(out=str(Path(config.out) / "start"))
+
+
+def train_or_read_back(config: TrainConfig, progress: bool) -> Path:
+    """Train ``config`` (from its newest checkpoint, if it has one), unless its policy file
+    says it finished; its run folder."""
+    out = Path(config.out)
+    if not (out / POLICY_FILE).is_file():
+        train(config, resume=out if has_checkpoint(out) else None, progress=progress)
+    return out
 
 
 def fit_endgame_start(config: TrainConfig, policy: Any, out: Path, progress: bool) -> None:

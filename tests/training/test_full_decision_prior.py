@@ -43,7 +43,7 @@ def started_policy_file(tmp_path, overrides=None):
     config = config_from_dict({**PRIOR_RUN, **(overrides or {})})
     vec_env = make_vec_env(config)
     model = make_model(config, vec_env)
-    start_from(model.policy, config)
+    start_from(model.policy, config, config.network.start)
     path = tmp_path / "start.safetensors"
     save_policy(path, model.policy, policy_metadata(config, vec_env.observation_space,
                                                     vec_env.action_space))
@@ -205,7 +205,7 @@ def test_a_default_mode_run_starts_from_the_agent_it_names(tmp_path):
     config = config_from_dict({**PRIOR_RUN, "game_options": {},
                                "network": {"action_scorer": True, "start": START}})
     model = make_model(config, make_vec_env(config))
-    start_from(model.policy, config)
+    start_from(model.policy, config, config.network.start)
     agent = make_policy(START, "hunger_show", 4).torch_network().state_dict()
     assert all(torch.equal(tensor, agent[name])
                for name, tensor in model.policy.state_dict().items())

@@ -8,17 +8,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+import yaml
 from conftest import assert_same_weights
 from safetensors.torch import load_file
 
 from hunger_rl.cli import main
 from hunger_rl.policies.learned import load_policy, read_metadata
 from hunger_rl.policies.registry import make_policy
-from hunger_rl.training.config import load_config
+from hunger_rl.training.config import config_from_dict, load_config
 from hunger_rl.training.outputs import learning_curve_figure
 from hunger_rl.training.train import train
 
 TINY = Path(__file__).with_name("tiny_hungry.yaml")
+
+
+def load_yaml(path):
+    return yaml.safe_load(Path(path).read_text())
 
 
 @pytest.fixture(scope="module")
@@ -320,9 +325,50 @@ def test_a_magnet_run_killed_after_a_checkpoint_resumes_as_the_uninterrupted_run
 
 
 def test_a_magnet_with_advantages_of_their_own_is_refused():
-    from hunger_rl.training.config import config_from_dict
-
     with pytest.raises(ValueError, match="ppo.magnet_coef changes the rewards"):
         config_from_dict({"game": "hungry", "num_players": 2, "env": {"batched": True},
                           "opponents": {"weights": {"expert": 1.0}},
                           "ppo": {"magnet_coef": 0.1, "branch_advantages": True}})
+
+
+def test_a_start_recipe_trains_the_start_first_and_the_run_continues_from_its_policy(
+        trained, tmp_path):
+    """``network.start_recipe`` trains its config into OUT/start (the tiny run's weights), then
+    the run starts from that policy, as a run naming the policy in ``network.start`` does; a
+    resume of a run stopped before its own first checkpoint begins the run, keeping the start."""
+    raw = load_yaml(TINY)
+    continued = {**raw, "total_steps": 256, "seed": 4}
+    recipe = tmp_path / "continued.yaml"
+    recipe.write_text(yaml.safe_dump({**continued, "network": {
+        **raw["network"], "start_recipe": str(TINY)}}, sort_keys=False))
+    out = tmp_path / "from_recipe"
+    assert main(["train", str(recipe), "--out", str(out), "--no-progress"]) == 0
+    assert_same_weights(trained / "policy.safetensors", out / "start" / "policy.safetensors")
+    named = config_from_dict({**continued, "out": str(tmp_path / "named"), "network": {
+        **raw["network"], "start": str(trained / "policy.safetensors")}})
+    train(named, progress=False)
+    assert_same_weights(out / "policy.safetensors", tmp_path / "named" / "policy.safetensors")
+    for path in [out / "checkpoints", out / "policy.safetensors"]:
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    assert main(["train", str(recipe), "--out", str(out), "--resume", str(out),
+                 "--no-progress"]) == 0
+    assert_same_weights(tmp_path / "named" / "policy.safetensors", out / "policy.safetensors")
+
+
+def test_a_start_recipe_that_does_not_fit_or_beside_a_start_network_is_refused(
+        trained, tmp_path):
+    raw = load_yaml(TINY)
+    wider = tmp_path / "wider.yaml"
+    wider.write_text(TINY.read_text().replace("hidden: [32, 32]", "hidden: [64, 64]"))
+    config = config_from_dict({**raw, "out": str(tmp_path / "out"), "network": {
+        **raw["network"], "start_recipe": "wider"}})
+    with pytest.raises(ValueError, match=r"network.start_recipe: wider.yaml trains hungry at 2 "
+                                         r"players .* network \[64, 64\]"):
+        train(config, progress=False, start_recipe=wider)
+    with pytest.raises(ValueError, match=r"network.start_recipe 'wider' needs its file"):
+        train(config, progress=False)
+    assert not (tmp_path / "out").exists()  # nothing trained or written
+    with pytest.raises(ValueError, match="network.start_recipe trains the start network, "
+                                         "network.start names one"):
+        config_from_dict({**raw, "network": {**raw["network"], "start_recipe": "wider",
+                                             "start": str(trained / "policy.safetensors")}})
