@@ -90,8 +90,9 @@ def train(config: TrainConfig, resume: str | Path | None = None, progress: bool 
                                     config.network.start_recipe, start_recipe)
     if start_run is not None:
         start = str(train_or_read_back(start_run, progress) / POLICY_FILE)
-        if resume is not None and not has_checkpoint(Path(config.out)):
-            resume = None  # stopped while its start trained: this run begins now
+        if (resume is not None and Path(resume).resolve() == Path(config.out).resolve()
+                and not has_checkpoint(config.out)):
+            resume = None  # this run, stopped before its first checkpoint: it begins now
     out = prepare_output(config)
 
     # 1. Games: one learning seat per env, opponents from each env's self-play pool (or, with
