@@ -93,14 +93,15 @@ def _train(args: argparse.Namespace) -> int:
     from hunger_rl.training.outputs import final_evaluation, format_beside
 
     if config.backend == "expert_iteration":
-        from hunger_rl.training.expert_iteration import train_expert_iteration as train
+        from hunger_rl.training.expert_iteration import train_expert_iteration
+
+        table = train_expert_iteration(config, resume=args.resume, progress=not args.no_progress)
     else:
         from hunger_rl.training.train import train
-    if config.network.start_recipe is not None:
+
+        start = config.network.start_recipe
         table = train(config, resume=args.resume, progress=not args.no_progress,
-                      start_recipe=resolve_config(config.network.start_recipe))
-    else:
-        table = train(config, resume=args.resume, progress=not args.no_progress)
+                      start_recipe=None if start is None else resolve_config(start))
     if args.beside:
         other = final_evaluation(config, args.beside, progress=not args.no_progress)
         print(f"\nThe same games with {args.beside} in the trained policy's seats:")

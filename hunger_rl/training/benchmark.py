@@ -294,12 +294,12 @@ def run_exploiter(spec: str, game: str, num_players: int, out: Path, recipe: Pat
     return its figures."""
     # Imported here: torch and stable-baselines3 take seconds to load, and --no-exploit needs
     # neither.
+    from hunger_rl.training.checkpoint import has_checkpoint
     from hunger_rl.training.exploit import exploit, exploit_config
 
     config = exploit_config(spec, game, num_players, steps or EXPLOITER_STEPS, out, recipe,
                             seed=EXPLOITER_SEED, games=games or EXPLOITER_GAMES)
-    resume = any((out / "checkpoints").glob("step_*"))
-    report = exploit(config, resume=resume, progress=progress)
+    report = exploit(config, resume=has_checkpoint(out), progress=progress)
     return {"recipe": recipe.stem, "steps": report["steps"],
             "seed": report["seed"], "games": report["games"], "win_share": report["win_share"],
             "ci_low": report["ci_low"], "ci_high": report["ci_high"]}

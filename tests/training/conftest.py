@@ -1,6 +1,13 @@
 import contextlib
+from pathlib import Path
 
 import pytest
+import yaml
+
+
+def load_yaml(path):
+    """A YAML file's contents, as written (keys in their order)."""
+    return yaml.safe_load(Path(path).read_text())
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
-from conftest import assert_same_weights
+from conftest import assert_same_weights, load_yaml
 from safetensors.torch import load_file
 
 from hunger_rl.cli import main
@@ -20,10 +20,6 @@ from hunger_rl.training.outputs import learning_curve_figure
 from hunger_rl.training.train import train
 
 TINY = Path(__file__).with_name("tiny_hungry.yaml")
-
-
-def load_yaml(path):
-    return yaml.safe_load(Path(path).read_text())
 
 
 @pytest.fixture(scope="module")
