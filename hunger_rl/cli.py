@@ -82,13 +82,9 @@ def _train(args: argparse.Namespace) -> int:
     if config.backend == "exploiter_league":
         if args.beside:
             raise ValueError("--beside works with the sb3 backend only")
-        from hunger_rl.training.exploiter_league import train_exploiter_league
+        from hunger_rl.training.recipes import train_recipe
 
-        settings = config.exploiter_league
-        start = settings.start_recipe
-        train_exploiter_league(config, resolve_config(settings.exploiter_recipe),
-                               resume=args.resume, progress=not args.no_progress,
-                               start_recipe=None if start is None else resolve_config(start))
+        train_recipe(config, resolve_config, resume=args.resume, progress=not args.no_progress)
         return 0
     from hunger_rl.training.outputs import final_evaluation, format_beside
 
@@ -97,11 +93,10 @@ def _train(args: argparse.Namespace) -> int:
 
         table = train_expert_iteration(config, resume=args.resume, progress=not args.no_progress)
     else:
-        from hunger_rl.training.train import train
+        from hunger_rl.training.recipes import train_recipe
 
-        start = config.network.start_recipe
-        table = train(config, resume=args.resume, progress=not args.no_progress,
-                      start_recipe=None if start is None else resolve_config(start))
+        table = train_recipe(config, resolve_config, resume=args.resume,
+                             progress=not args.no_progress)
     if args.beside:
         other = final_evaluation(config, args.beside, progress=not args.no_progress)
         print(f"\nThe same games with {args.beside} in the trained policy's seats:")

@@ -335,9 +335,10 @@ class NetworkConfig:
         note="expert_iteration has expert_iteration.start")
     start_recipe: str | None = setting(
         None, "null: network.start's network (or an untrained one); or a config (a shipped "
-        "config's name or a file: the sb3 backend, this game and player count, the same "
-        "network) that is trained first, into OUT/start, its policy the start, so that a run "
-        "continuing a shipped agent's training reproduces from nothing", backends=("sb3",))
+        "config's name or a file: the sb3 backend or a trained exploiter league, this game and "
+        "player count, the same network) that is trained first, into OUT/start (after its own "
+        "start recipe, to any depth), its policy the start, so that a run continuing a shipped "
+        "agent's training reproduces from nothing", backends=("sb3",))
     rule_prior: float = setting(
         0.0, "every choice after the daily pick starts with this logit on the S19 rule's "
         "choice (rule_action) and 0 on the others, and the network learns corrections; > 0 "
@@ -493,9 +494,10 @@ class ExploiterLeagueConfig:
         "but the exploiters trains", choices=LEAGUE_MAINS)
     start_recipe: str | None = setting(
         None, "null: the first main agent is network.start's; or a config (a shipped config's "
-        "name or a file: the sb3 backend, this game and player count, the same network) that is "
-        "trained first, into OUT/start, its policy the first main agent, so that a run from "
-        "nothing reproduces a league started from a shipped agent")
+        "name or a file: the sb3 backend or a trained exploiter league, this game and player "
+        "count, the same network) that is trained first, into OUT/start (after its own start "
+        "recipe, to any depth), its policy the first main agent, so that a run from nothing "
+        "reproduces a league started from a shipped agent")
     generations: int = setting(8, "generations: an exploiter of the main agent, then the main "
                                "agent's training against the population", low=1, high=1000)
     main_steps: int = setting(100_000, "the main agent's PPO steps per generation (the sb3 "

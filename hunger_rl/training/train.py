@@ -17,7 +17,8 @@ the learning curve and the policy file. Output folder (``config.out``):
 - ``config.yaml``: the config the run used.
 
 A run starts from an untrained network, from the weights of ``network.start``, or from the
-policy that the config ``network.start_recipe`` trains first into ``OUT/start``.
+policy that the config ``network.start_recipe`` trains first into ``OUT/start``
+(``training.recipes`` trains that chain and passes its policy in as ``start``).
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ from hunger_rl.training.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
-from hunger_rl.training.config import SELF_PLAY, TrainConfig, load_config
+from hunger_rl.training.config import SELF_PLAY, TrainConfig
 from hunger_rl.training.endgame import endgame_positions, fit_endgame_head, play_values
 from hunger_rl.training.games import training_game
 from hunger_rl.training.outputs import (
@@ -80,19 +81,15 @@ from hunger_rl.training.single_agent import make_single_agent_env
 
 
 def train(config: TrainConfig, resume: str | Path | None = None, progress: bool = True,
-          start_recipe: str | Path | None = None) -> list[dict[str, Any]]:
+          start: str | None = None) -> list[dict[str, Any]]:
     """Train as ``config`` says (continuing ``resume``, a checkpoint or a run folder, if
-    given; for ``network.start_recipe``, the start recipe file ``start_recipe`` trains the
-    start network first); return the final table."""
+    given), from the weights of the policy ``start`` where given (the policy its
+    ``network.start_recipe`` trained), else of ``network.start``; return the final table."""
     started = time.perf_counter()
-    start = config.network.start
-    start_run = start_recipe_config(config, "network.start_recipe",
-                                    config.network.start_recipe, start_recipe)
-    if start_run is not None:
-        start = str(train_or_read_back(start_run, progress) / POLICY_FILE)
-        if (resume is not None and Path(resume).resolve() == Path(config.out).resolve()
-                and not has_checkpoint(config.out)):
-            resume = None  # this run, stopped before its first checkpoint: it begins now
+    if config.network.start_recipe is not None and start is None:
+        raise ValueError(f"network.start_recipe {config.network.start_recipe!r}: train it "
+                         "first (training.recipes.train_recipe) and pass its policy as start")
+    start = config.network.start if start is None else start
     out = prepare_output(config)
 
     # 1. Games: one learning seat per env, opponents from each env's self-play pool (or, with
@@ -430,42 +427,13 @@ def start_from(network: Any, config: TrainConfig, start: str) -> None:
                          f"{error}") from error
 
 
-def start_recipe_config(config: TrainConfig, key: str, named: str | None,
-                        recipe: str | Path | None) -> TrainConfig | None:
-    """The config that trains ``config``'s start network into OUT/start, read from the file
-    ``recipe`` for the setting ``key`` (whose value, a config's name or file, is ``named``);
-    None where the setting is null. The recipe must train this game and player count with the
-    sb3 backend and this network."""
-    if named is None:
-        if recipe is not None:
-            raise ValueError(f"a start recipe was given, but {key} is null")
-        return None
-    if recipe is None:
-        raise ValueError(f"{key} {named!r} needs its file")
-    try:
-        start = load_config(recipe)
-    except (OSError, ValueError) as error:
-        raise ValueError(f"{key}: {error}") from error
-    network = config.network
-    wanted = (config.game, config.num_players, "sb3", network.hidden, network.activation,
-              network.action_scorer)
-    found = (start.game, start.num_players, start.backend, start.network.hidden,
-             start.network.activation, start.network.action_scorer)
-    if found != wanted:
-        raise ValueError(f"{key}: {Path(recipe).name} trains {found[0]} at {found[1]} players "
-                         f"with the {found[2]} backend, network {found[3]} {found[4]} (action "
-                         f"scorer: {found[5]}); this run trains {wanted[0]} at {wanted[1]} "
-                         f"players, network {wanted[3]} {wanted[4]} (action scorer: "
-                         f"{wanted[5]}) with sb3")
-    return start.replace(out=str(Path(config.out) / "start"))
-
-
-def train_or_read_back(config: TrainConfig, progress: bool) -> Path:
-    """Train ``config`` (from its newest checkpoint, if it has one), unless its policy file
-    says it finished; its run folder."""
+def train_or_read_back(config: TrainConfig, progress: bool, start: str | None = None) -> Path:
+    """Train ``config`` (from its newest checkpoint, if it has one; from ``start``, as
+    :func:`train`), unless its policy file says it finished; its run folder."""
     out = Path(config.out)
     if not (out / POLICY_FILE).is_file():
-        train(config, resume=out if has_checkpoint(out) else None, progress=progress)
+        train(config, resume=out if has_checkpoint(out) else None, progress=progress,
+              start=start)
     return out
 
 

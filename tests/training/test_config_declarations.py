@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from hunger_rl.configs import resolve_config
 from hunger_rl.training.config import (
     BACKENDS,
     MODE_NAMES,
@@ -17,6 +18,7 @@ from hunger_rl.training.config import (
     load_config,
 )
 from hunger_rl.training.games import TrainingGame
+from hunger_rl.training.recipes import start_chain
 
 CONFIGS = sorted((Path(__file__).parents[2] / "hunger_rl" / "configs").glob("*.yaml"))
 # Each shipped config's to_dict(), recorded when the schema's checks became declarations
@@ -106,3 +108,16 @@ def test_the_exploiter_league_reads_the_sb3_backends_keys():
     with pytest.raises(ValueError, match=r"ppo.critic_warmup_steps \(100000\) leaves the "
                                          r"policy no step of exploiter_league.main_steps"):
         config_from_dict({**league, "ppo": {"critic_warmup_steps": 100_000}})
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
+def test_every_shipped_start_recipe_chain_resolves_and_fits(path):
+    """Each link a shipped config's start recipes name is a shipped config that trains its
+    game, player count and network (checked without training)."""
+    config = load_config(path)
+    chain = start_chain(config, resolve_config)
+    for link in chain:
+        assert (link.game, link.num_players) == (config.game, config.num_players)
+    if path.stem == "magnet_league_200k_hunger_show_4p":
+        assert [Path(link.out).relative_to(config.out).as_posix() for link in chain] == [
+            "start/start/start/start", "start/start/start", "start/start", "start"]

@@ -17,6 +17,7 @@ from hunger_rl.policies.learned import load_policy, read_metadata
 from hunger_rl.policies.registry import make_policy
 from hunger_rl.training.config import config_from_dict, load_config
 from hunger_rl.training.outputs import learning_curve_figure
+from hunger_rl.training.recipes import train_recipe
 from hunger_rl.training.train import train
 
 TINY = Path(__file__).with_name("tiny_hungry.yaml")
@@ -359,9 +360,11 @@ def test_a_start_recipe_that_does_not_fit_or_beside_a_start_network_is_refused(
     config = config_from_dict({**raw, "out": str(tmp_path / "out"), "network": {
         **raw["network"], "start_recipe": "wider"}})
     with pytest.raises(ValueError, match=r"network.start_recipe: wider.yaml trains hungry at 2 "
-                                         r"players .* network \[64, 64\]"):
-        train(config, progress=False, start_recipe=wider)
-    with pytest.raises(ValueError, match=r"network.start_recipe 'wider' needs its file"):
+                                         r"players, network \[64, 64\]"):
+        train_recipe(config, resolve=lambda name: wider, progress=False)
+    with pytest.raises(ValueError, match=r"network.start_recipe: cannot read config wider"):
+        train_recipe(config, progress=False)  # not a file, and no resolver of config names
+    with pytest.raises(ValueError, match=r"network.start_recipe 'wider': train it first"):
         train(config, progress=False)
     assert not (tmp_path / "out").exists()  # nothing trained or written
     with pytest.raises(ValueError, match="network.start_recipe trains the start network, "
