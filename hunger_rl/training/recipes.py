@@ -89,10 +89,11 @@ def start_chain(config: TrainConfig, resolve: Resolve) -> list[TrainConfig]:
             start = load_config(file)
         except (OSError, ValueError) as error:
             raise ValueError(f"{key}: {error}") from error
-        if str(Path(file).resolve()) in seen:
+        resolved = str(Path(file).resolve())
+        if resolved in seen:
             raise ValueError(f"{key} {named!r}: the start recipes form a loop "
-                             f"({' -> '.join(seen)} -> {Path(file).resolve()})")
-        seen.append(str(Path(file).resolve()))
+                             f"({' -> '.join(seen)} -> {resolved})")
+        seen.append(resolved)
         check_start(link, key, Path(file).name, start)
         link = start.replace(out=str(Path(link.out) / "start"))
         chain.append(link)

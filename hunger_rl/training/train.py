@@ -427,13 +427,12 @@ def start_from(network: Any, config: TrainConfig, start: str) -> None:
                          f"{error}") from error
 
 
-def train_or_read_back(config: TrainConfig, progress: bool, start: str | None = None) -> Path:
-    """Train ``config`` (from its newest checkpoint, if it has one; from ``start``, as
-    :func:`train`), unless its policy file says it finished; its run folder."""
+def train_or_read_back(config: TrainConfig, progress: bool) -> Path:
+    """Train ``config`` (from its newest checkpoint, if it has one), unless its policy file
+    says it finished; its run folder."""
     out = Path(config.out)
     if not (out / POLICY_FILE).is_file():
-        train(config, resume=out if has_checkpoint(out) else None, progress=progress,
-              start=start)
+        train(config, resume=out if has_checkpoint(out) else None, progress=progress)
     return out
 
 
