@@ -35,6 +35,7 @@ COMPILED_MODULES = (
     "hunger_rl/policies/hunger_show_batched.py",
     "hunger_rl/policies/hungry_batched.py",
     "hunger_rl/policies/hungry_beliefs.py",
+    "hunger_rl/policies/hungry_endgame.py",
     "hunger_rl/policies/hungry_search.py",
     "hunger_rl/training/batched_learner.py",
 )
@@ -92,7 +93,7 @@ def hungry() -> None:
     import numpy as np
 
     from hunger_rl.engines.hungry.batched import BatchedHungry, stream_deck
-    from hunger_rl.engines.hungry.engine import NUM_CARD_TYPES
+    from hunger_rl.engines.hungry.engine import NUM_CARD_TYPES, NUM_RESORTS
     from hunger_rl.engines.hungry.view import HungryView
     from hunger_rl.policies.hungry_batched import (
         POLICY_KINDS,
@@ -105,6 +106,7 @@ def hungry() -> None:
         _metropolis_chains,
         deal_log_likelihoods,
     )
+    from hunger_rl.policies.hungry_endgame import EndgameSolver
     from hunger_rl.policies.hungry_search import (
         _observe_seat_zero,
         load_deals,
@@ -134,6 +136,13 @@ def hungry() -> None:
     # posterior_deals' chains, which want the deck empty: one chain of one step on empty hands.
     _metropolis_chains(np.zeros((1, 2, NUM_CARD_TYPES), np.int64), np.full((1, 5, 1), 0.5), 2,
                        *record.arrays(view), 1.0, np.zeros(1))
+    # The endgame solver on a last play: one card in the mover's hand, two unseen.
+    last = HungryView(num_players=2, hand=np.eye(NUM_CARD_TYPES, dtype=np.int64)[0],
+                      placed=np.zeros((2, 2 * NUM_CARD_TYPES), np.int64),
+                      hand_sizes=np.array([1, 0]), deck_size=0, to_move=0,
+                      unseen=2 * np.eye(NUM_CARD_TYPES, dtype=np.int64)[1],
+                      resort_counts=np.zeros((2, NUM_RESORTS), np.int64))
+    EndgameSolver(table_bits=4).best_play(last, 0)
 
 
 def show_players() -> None:

@@ -59,6 +59,13 @@ its moves of a game (``reset`` between games; a view that does not follow from t
 the record again). While the deck lasts, and without ``beliefs``, the search is the same, draw
 for draw.
 
+``search:N:solve`` (``solve=True``; with ``beliefs`` or a guide too, ``search:N:solve:SPEC``)
+plays the 2-player endgame exactly once the deck is empty
+(:mod:`hunger_rl.policies.hungry_endgame`): every hand the other seat may hold, each position
+solved by alpha-beta, the search's play kept unless another wins strictly more over those hands
+or the solving runs past its budget of positions. Before the deck is empty it is the same
+search, draw for draw.
+
 The playouts run on the batched engine's rules (:mod:`hunger_rl.engines.hungry.batched`): every
 (deal, candidate) pair is one row in that engine's layout, loaded here from the view, and played
 to the end in compiled code.
@@ -112,6 +119,7 @@ from hunger_rl.policies.hungry_batched import (
     policy_action,
 )
 from hunger_rl.policies.hungry_beliefs import PlayRecord, posterior_deals
+from hunger_rl.policies.hungry_endgame import EndgameSolver
 
 
 class SearchGuide(Protocol):
@@ -179,6 +187,8 @@ class SearchHungryPolicy(Policy):
     PLAYS_SUFFIX = "plays"
     # ``search:N:beliefs``: the other seats modelled as the expert once the deck is empty.
     BELIEFS = "beliefs"
+    # ``search:N:solve``: the 2-player endgame played exactly once the deck is empty.
+    SOLVE = "solve"
     # Belief deals: Metropolis chains a move (the deals each round draws from), card swaps per
     # chain and move (the chains go on from one move's deals to the next's), and the softmax
     # temperature (in points of the expert's values) of the opponents' modelled choices
@@ -195,7 +205,7 @@ class SearchHungryPolicy(Policy):
 
     def __init__(self, simulations: int | None = None, guide: SearchGuide | None = None,
                  cutoff: int | None = None, explore: bool = False, plays: int | None = None,
-                 beliefs: bool = False):
+                 beliefs: bool = False, solve: bool = False):
         if plays is None:
             simulations = self.DEFAULT_SIMULATIONS if simulations is None else simulations
             if simulations < 1:
@@ -219,14 +229,18 @@ class SearchHungryPolicy(Policy):
         self.explore = explore
         # The opponents' plays since the deck emptied, for the belief deals (None: off).
         self.record = PlayRecord() if beliefs else None
+        self.endgame = EndgameSolver() if solve else None
         self.last_search: SearchStatistics | None = None
         budget = f"{simulations}" if plays is None else f"{plays}{self.PLAYS_SUFFIX}"
         self.name = f"search:{budget}" + (f":{self.BELIEFS}" if beliefs else "") + (
+            f":{self.SOLVE}" if solve else "") + (
             "" if guide is None else f"{'' if cutoff is None else f':{cutoff}'}:{guide.name}")
 
     def reset(self) -> None:
         if self.record is not None:
             self.record.reset()
+        if self.endgame is not None:
+            self.endgame.new_game()
 
     def playouts(self, view: HungryView) -> int:
         """The playouts of a move from ``view``: ``simulations``, or the budget of plays over
@@ -237,11 +251,16 @@ class SearchHungryPolicy(Policy):
 
     def act(self, observation: Observation, rng: np.random.Generator, view: Any = None) -> int:
         view = view_of(observation, view)
-        if self.record is None:
-            return self._search(observation, rng, view)
-        self.record.observe(view)
+        if self.record is not None:
+            self.record.observe(view)
         action = self._search(observation, rng, view)
-        self.record.own_play(view, action)
+        if self.endgame is not None and not view.deck_size:
+            # The search's play stands where the solved one is no better, or the solving ran
+            # past its budget.
+            solved = self.endgame.best_play(view, action)
+            action = action if solved is None else solved
+        if self.record is not None:
+            self.record.own_play(view, action)
         return action
 
     def _search(self, observation: Observation, rng: np.random.Generator,

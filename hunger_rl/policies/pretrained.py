@@ -10,7 +10,8 @@ Hungry's network-guided search with its network as the prior,
 ``search:N:pretrained:NAME:network`` (``search:Bplays:...``, ``search:N:D:...``), under the
 agent's own name; with ``"guided": false`` it plays the search without its network
 (``search:N``, ``search:Bplays``), and with ``"beliefs": true`` it models the other seats as the
-expert once the deck is empty (``search:N:beliefs``). An entry with a ``temperature`` T > 0 (and
+expert once the deck is empty (``search:N:beliefs``), with ``"solve": true`` it plays the
+2-player endgame exactly (``search:N:solve``). An entry with a ``temperature`` T > 0 (and
 no search) samples from its network's softmax at T, a mixed strategy (``policies.learned``);
 without one it plays the argmax. ``pretrained:NAME:network`` is the network alone, playing its
 argmax, for every agent.
@@ -30,7 +31,7 @@ PREFIX = "pretrained:"
 CATALOGUE = "agents.json"
 # ``pretrained:NAME:NETWORK``: the agent's network alone, without the search it plays with.
 NETWORK = "network"
-SEARCH_KEYS = {"simulations", "plays", "cutoff", "guided", "beliefs"}
+SEARCH_KEYS = {"simulations", "plays", "cutoff", "guided", "beliefs", "solve"}
 # Exactly one of these says a search's budget: playouts or simulated plays a move.
 BUDGET_KEYS = {"simulations", "plays"}
 
@@ -107,11 +108,16 @@ def _searching_agent(name: str, entry: dict[str, Any], network,
     elif not (isinstance(search, dict) and len(BUDGET_KEYS & set(search)) == 1
               and set(search) <= SEARCH_KEYS):
         problem = (f"search must be {{'simulations': N}} or {{'plays': B}}, with 'cutoff': D, "
-                   f"'guided': false or 'beliefs': true if need be, got {search!r}")
+                   f"'guided': false, 'beliefs': true or 'solve': true if need be, got "
+                   f"{search!r}")
     elif not isinstance(search.get("guided", True), bool):
         problem = f"search's 'guided' must be true or false, got {search['guided']!r}"
     elif not isinstance(search.get("beliefs", False), bool):
         problem = f"search's 'beliefs' must be true or false, got {search['beliefs']!r}"
+    elif not isinstance(search.get("solve", False), bool):
+        problem = f"search's 'solve' must be true or false, got {search['solve']!r}"
+    elif search.get("solve") and entry["num_players"] != 2:
+        problem = "'solve' solves the 2-player endgame only"
     elif search.get("cutoff") is not None and not search.get("guided", True):
         problem = "a cut-off takes the network's value, so it needs a guided search"
     elif search.get("cutoff") is not None and not network.predicts_win_share:
@@ -122,7 +128,7 @@ def _searching_agent(name: str, entry: dict[str, Any], network,
     try:
         agent = policy.policy_class(PREFIX + name)(
             search.get("simulations"), guide, search.get("cutoff"), plays=search.get("plays"),
-            beliefs=search.get("beliefs", False))
+            beliefs=search.get("beliefs", False), solve=search.get("solve", False))
     except ValueError as error:
         raise ValueError(f"{CATALOGUE}, agent {name!r}: {error}") from error
     agent.name = PREFIX + name

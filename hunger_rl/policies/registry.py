@@ -7,7 +7,9 @@ plays per move: B // L playouts when L plays are left in the game), ``search:N:S
 search guided by the network of the policy spec SPEC: a trained checkpoint or ``pretrained:NAME``;
 ``search:Bplays:SPEC`` likewise) and ``search:N:D:SPEC`` (also using that network's value once D
 plays followed each candidate), ``search:N:beliefs`` (the other seats modelled as the expert once
-the deck is empty; ``search:N:beliefs:SPEC`` with a network); for HUNGER: The Show also ``crowd``
+the deck is empty; ``search:N:beliefs:SPEC`` with a network), ``search:N:solve`` (at 2 players,
+the endgame solved exactly once the deck is empty; ``search:N:solve:SPEC``); for HUNGER: The Show
+also ``crowd``
 (the argmax of the crowd values, the expert's valuation with one round of replies); for both
 ``ismcts`` or ``ismcts:N`` (OpenSpiel's information-set MCTS, N simulations per move, 100 by
 default; the ``openspiel`` extra); for HUNGER also ``smmcts`` or ``smmcts:N`` (simultaneous-move
@@ -106,23 +108,31 @@ class ScriptedPolicy:
 
 def _guided_hungry_search(search: ScriptedPolicy, spec: str, argument: str, game: str,
                           num_players: int) -> Policy:
-    """``search:N:SPEC``, ``search:Bplays:SPEC`` or ``search:N:D:SPEC``, ``search:N:beliefs``
-    and ``search:N:beliefs:SPEC``: Hungry's search (the entry ``search``) guided by SPEC's
-    network, or modelling the other seats."""
+    """``search:N:SPEC``, ``search:Bplays:SPEC`` or ``search:N:D:SPEC``, with the options
+    ``beliefs`` and ``solve`` before SPEC (``search:N:beliefs``, ``search:N:solve:SPEC``, ...):
+    Hungry's search (the entry ``search``) guided by SPEC's network, modelling the other seats,
+    or solving the 2-player endgame."""
     simulations, _, rest = argument.partition(":")
-    word, colon, after_word = rest.partition(":")
-    beliefs = word == search.policy_class(spec).BELIEFS
-    if beliefs:
+    policy_class = search.policy_class(spec)
+    options = {}
+    for word, keyword in ((policy_class.BELIEFS, "beliefs"), (policy_class.SOLVE, "solve")):
+        first, colon, after_word = rest.partition(":")
+        if first != word:
+            continue
         if colon and not after_word:
             raise ValueError(f"in {spec!r}, a network's policy spec must follow "
                              f"search:N:{word}: (or drop the last ':')")
+        options[keyword] = True
         rest = after_word
     if not simulations:
         raise ValueError(f"in {spec!r}, the number of playouts N must come before "
-                         f"{'the network' if rest else word!r}")
+                         f"{'the network' if rest else ' and '.join(map(repr, options))}")
+    if options.get("solve") and num_players != 2:
+        raise ValueError(f"in {spec!r}, {policy_class.SOLVE} solves the 2-player endgame; "
+                         f"this game has {num_players} players")
     budget = search.budget(spec, simulations)
-    if beliefs and not rest:
-        return _scripted_search(spec, search, budget, beliefs=True)
+    if options and not rest:
+        return _scripted_search(spec, search, budget, **options)
     cutoff, _, guide_spec = rest.partition(":")
     if not (typed_count(cutoff) is not None and guide_spec):
         cutoff, guide_spec = None, rest
@@ -140,8 +150,8 @@ def _guided_hungry_search(search: ScriptedPolicy, spec: str, argument: str, game
         raise ValueError(f"in {spec!r}, the cut-off {cutoff} needs a network whose value head "
                          f"was fitted to win shares (expert iteration fits one); {guide_spec!r} "
                          f"has none: use search:{simulations}:{guide_spec}")
-    return _scripted_search(spec, search, budget, beliefs=beliefs, guide=guide,
-                            cutoff=None if cutoff is None else int(cutoff))
+    return _scripted_search(spec, search, budget, guide=guide,
+                            cutoff=None if cutoff is None else int(cutoff), **options)
 
 
 def _scripted_search(spec: str, search: ScriptedPolicy, budget: dict[str, int],
@@ -213,6 +223,9 @@ _HUNGRY_SEARCH_FORMS = (
     ("search:N:beliefs", "the search dealing the hidden cards by how well they explain the "
      "opponents' plays since the deck emptied; N may be Bplays, and a network may follow "
      "(search:N:beliefs:SPEC)"),
+    ("search:N:solve", "at 2 players, the search with the endgame solved exactly once the deck "
+     "is empty (every hand the other seat may hold); after beliefs if both, and a network may "
+     "follow (search:N:solve:SPEC)"),
 )
 _SMMCTS_FORMS = (
     ("smmcts:N:SPEC", "the search with the trained network SPEC (a checkpoint or "
