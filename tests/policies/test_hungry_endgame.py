@@ -215,9 +215,13 @@ def test_solve_by_spec():
     guided = make_policy("search:300:beliefs:solve:pretrained:hungry_2p", "hungry", 2)
     assert guided.endgame is not None and guided.record is not None
     assert guided.name == "search:300:beliefs:solve:pretrained:hungry_2p:network"
-    with pytest.raises(ValueError, match="2-player endgame; this game has 3 players"):
-        make_policy("search:200:solve", "hungry", 3)
-    with pytest.raises(ValueError, match="must follow search:N:solve:"):
-        make_policy("search:200:solve:", "hungry", 2)
-    with pytest.raises(ValueError, match="must come before 'solve'"):
-        make_policy("search::solve", "hungry", 2)
+
+
+@pytest.mark.parametrize(("spec", "players", "message"), [
+    ("search:200:solve", 3, "2-player endgame; this game has 3 players"),
+    ("search:200:solve:", 2, "must follow search:N:solve:"),
+    ("search::solve", 2, "must come before 'solve'"),
+])
+def test_a_bad_solve_spec_is_a_clear_error(spec, players, message):
+    with pytest.raises(ValueError, match=message):
+        make_policy(spec, "hungry", players)
